@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+//
+// audiograph: a streaming dataflow audio engine for Linux.
+//
+// C libraries come in through system-library targets found with pkg-config; Debian's
+// packages are named as providers so a missing one is reported with its apt name.
+// Tools/install-deps installs all of them.
+import PackageDescription
+
+let package = Package(
+    name: "audiograph",
+    products: [
+        .library(name: "AudioGraph", targets: ["AudioGraph"]),
+        .executable(name: "audiograph", targets: ["audiograph"]),
+        .executable(name: "audiograph-bench", targets: ["audiograph-bench"]),
+    ],
+    targets: [
+        // MARK: C libraries
+        .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
+        .systemLibrary(
+            name: "CPocketSphinx", pkgConfig: "pocketsphinx",
+            providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]),
+        /// Counts heap allocations made while a thread-local flag is set (bench only).
+        .target(name: "CAllocCounter"),
+
+        // MARK: Engine
+        .target(name: "AudioGraphCore"),
+        .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CFFTW"]),
+        .target(name: "AudioGraphPulse", dependencies: ["AudioGraphCore", "CPulse"]),
+        .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "CPocketSphinx"]),
+        .target(
+            name: "AudioGraph",
+            dependencies: ["AudioGraphCore", "AudioGraphDSP", "AudioGraphPulse", "AudioGraphSpeech"]),
+
+        // MARK: Executables
+        .executableTarget(name: "audiograph", dependencies: ["AudioGraph"]),
+        .executableTarget(name: "audiograph-bench", dependencies: ["AudioGraph", "CAllocCounter"]),
+
+        // MARK: Tests
+        .testTarget(name: "AudioGraphCoreTests", dependencies: ["AudioGraphCore"]),
+        .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph"]),
+        .testTarget(name: "AudiographCLITests", dependencies: ["AudioGraph"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

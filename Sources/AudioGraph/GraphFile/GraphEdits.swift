@@ -1,0 +1,62 @@
+import AudioGraphCore
+
+/// The command line's edits to a loaded graph, applied before validation:
+/// `--set NODE.PARAM=VALUE` and `--source FILE` / `--source NODE=FILE`.
+public enum GraphEdits {
+    /// Applies `NODE.PARAM=VALUE`. The value is typed by the parameter's spec.
+    public static func set(_ assignment: String, in graph: inout GraphDescription, registry: NodeRegistry) throws(GraphError) {
+        guard let eq = assignment.firstIndex(of: "="),
+              let dot = assignment[..<eq].firstIndex(of: ".")
+        else {
+            throw GraphError(.badOverride, "--set \(assignment): expected NODE.PARAM=VALUE", file: graph.file)
+        }
+        let nodeId = String(assignment[..<dot])
+        let param = String(assignment[assignment.index(after: dot)..<eq])
+        let text = String(assignment[assignment.index(after: eq)...])
+        guard let i = graph.index(of: nodeId) else {
+            throw GraphError(.unknownNode, "--set \(assignment): no node with this id (nodes: \(graph.nodes.map(\.id).joined(separator: ", ")))",
+                             file: graph.file, node: nodeId)
+        }
+        let spec = registry[graph.nodes[i].type]?.parameter(param)
+        graph.nodes[i].params[param] = spec?.parse(text: text) ?? ParameterValue.string(text)
+        graph.nodes[i].paramLocations[param] = nil
+    }
+
+    /// Replaces a live input with a `file-source` reading `path`. `target` names the node;
+    /// when nil the graph must have exactly one replaceable input.
+    public static func source(_ path: String, node target: String?, in graph: inout GraphDescription,
+                              registry: NodeRegistry) throws(GraphError) {
+        let candidates = graph.nodes.indices.filter { registry[graph.nodes[$0].type]?.isReplaceableInput == true }
+        let index: Int
+        if let target {
+            guard let i = graph.index(of: target) else {
+                throw GraphError(.unknownNode, "--source \(target)=\(path): no node with this id", file: graph.file, node: target)
+            }
+            guard registry[graph.nodes[i].type]?.role == .source else {
+                throw GraphError(.badOverride, "--source: node is a \(graph.nodes[i].type), not an input", file: graph.file, node: target)
+            }
+            index = i
+        } else {
+            let live = candidates.filter { registry[graph.nodes[$0].type]?.isLive == true }
+            let pick = live.count == 1 ? live : candidates
+            guard pick.count == 1 else {
+                let ids = candidates.map { graph.nodes[$0].id }
+                throw GraphError(.badOverride, pick.isEmpty ? "--source: the graph has no input node to replace"
+                                 : "--source: the graph has several inputs (\(ids.joined(separator: ", "))); use --source NODE=FILE",
+                                 file: graph.file)
+            }
+            index = pick[0]
+        }
+        let old = graph.nodes[index]
+        graph.nodes[index] = NodeSpec(id: old.id, type: "file-source", params: ["path": .string(path)], location: old.location)
+    }
+
+    /// Splits a `--source` argument into (node, file): "mic=a.wav" or "a.wav".
+    public static func splitSource(_ argument: String, graph: GraphDescription) -> (String?, String) {
+        if let eq = argument.firstIndex(of: "=") {
+            let id = String(argument[..<eq])
+            if graph.index(of: id) != nil { return (id, String(argument[argument.index(after: eq)...])) }
+        }
+        return (nil, argument)
+    }
+}

@@ -1,0 +1,161 @@
+import AudioGraphCore
+import Foundation
+
+/// Reads graph files (CONTRACT.md's format) strictly: an unknown key, a value of the wrong
+/// JSON type or a duplicate key is an error placed at its line and column, never ignored.
+///
+///     {"graph": "name", "nodes": [{"id": …, "type": …, "params": {…}}],
+///      "connections": [{"from": "id[:bus]", "to": "id[:bus]", "convert": true}]}
+public enum GraphFile {
+    /// Reads and parses `path`. Throws every problem found, each placed in the file.
+    public static func load(_ path: String) throws(GraphErrors) -> GraphDescription {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let why: String
+            var isDirectory: ObjCBool = false
+            if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+                why = "no such file"
+            } else if isDirectory.boolValue {
+                why = "is a directory, not a graph file"
+            } else {
+                why = "cannot read (permission denied?)"
+            }
+            throw GraphErrors([GraphError(.syntax, "cannot read graph file: \(why)", file: path)])
+        }
+        return try parse(Array(data), file: path)
+    }
+
+    /// Parses graph-file text. `file` names it in errors.
+    public static func parse(_ bytes: [UInt8], file: String) throws(GraphErrors) -> GraphDescription {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(bytes)
+        } catch {
+            throw GraphErrors([GraphError(.syntax, "invalid JSON: \(error.message)", file: file,
+                                          line: error.location.line, column: error.location.column)])
+        }
+        var reader = Reader(file: file)
+        let graph = reader.graph(root)
+        if !reader.errors.isEmpty { throw GraphErrors(reader.errors) }
+        return graph
+    }
+
+    /// Walks the JSON tree, collecting every problem.
+    private struct Reader {
+        let file: String
+        var errors: [GraphError] = []
+
+        mutating func error(_ code: GraphError.Code, _ message: String, at location: SourceLocation,
+                            node: String? = nil, key: String? = nil) {
+            errors.append(GraphError(code, message, file: file, line: location.line, column: location.column,
+                                     node: node, parameter: key))
+        }
+
+        /// The members of an object, checking keys against `allowed` and `required`.
+        mutating func members(_ v: JSONValue, what: String, allowed: [String], required: [String],
+                              node: String? = nil) -> [String: JSONValue]? {
+            guard case .object(let ms) = v.kind else {
+                error(.wrongType, "\(what) must be an object, got \(v.typeName)", at: v.location, node: node)
+                return nil
+            }
+            var out: [String: JSONValue] = [:]
+            for m in ms {
+                if allowed.contains(m.key) {
+                    out[m.key] = m.value
+                } else {
+                    error(.unknownKey, "unknown key \"\(m.key)\" in \(what) (allowed: \(allowed.joined(separator: ", ")))",
+                          at: m.keyLocation, node: node)
+                }
+            }
+            for key in required where out[key] == nil {
+                error(.missingKey, "\(what) has no \"\(key)\"", at: v.location, node: node)
+            }
+            return out
+        }
+
+        mutating func string(_ v: JSONValue?, what: String, node: String? = nil) -> String? {
+            guard let v else { return nil }
+            guard case .string(let s) = v.kind else {
+                error(.wrongType, "\(what) must be a string, got \(v.typeName)", at: v.location, node: node)
+                return nil
+            }
+            return s
+        }
+
+        mutating func graph(_ root: JSONValue) -> GraphDescription {
+            var g = GraphDescription(name: "graph", file: file)
+            guard let top = members(root, what: "the graph file", allowed: ["graph", "description", "nodes", "connections"],
+                                    required: ["nodes"])
+            else { return g }
+            if let name = string(top["graph"], what: "\"graph\"") { g.name = name }
+            _ = string(top["description"], what: "\"description\"")
+            if let nodes = top["nodes"] {
+                if case .array(let items) = nodes.kind {
+                    for item in items { if let n = node(item) { g.nodes.append(n) } }
+                } else {
+                    error(.wrongType, "\"nodes\" must be an array, got \(nodes.typeName)", at: nodes.location)
+                }
+            }
+            if let conns = top["connections"] {
+                if case .array(let items) = conns.kind {
+                    for item in items { if let c = connection(item) { g.connections.append(c) } }
+                } else {
+                    error(.wrongType, "\"connections\" must be an array, got \(conns.typeName)", at: conns.location)
+                }
+            }
+            return g
+        }
+
+        mutating func node(_ v: JSONValue) -> NodeSpec? {
+            var id: String?
+            if case .object(let ms) = v.kind, let m = ms.first(where: { $0.key == "id" }), case .string(let s) = m.value.kind {
+                id = s
+            }
+            guard let fields = members(v, what: id.map { _ in "a node" } ?? "a node", allowed: ["id", "type", "params"],
+                                       required: ["id", "type"], node: id)
+            else { return nil }
+            guard let nodeId = string(fields["id"], what: "\"id\""),
+                  let type = string(fields["type"], what: "\"type\"", node: id)
+            else { return nil }
+            var spec = NodeSpec(id: nodeId, type: type, location: v.location)
+            if let params = fields["params"] {
+                guard case .object(let ms) = params.kind else {
+                    error(.wrongType, "\"params\" must be an object, got \(params.typeName)", at: params.location, node: nodeId)
+                    return spec
+                }
+                for m in ms {
+                    spec.paramLocations[m.key] = m.value.location
+                    switch m.value.kind {
+                    case .number(let n): spec.params[m.key] = .number(n)
+                    case .string(let s): spec.params[m.key] = .string(s)
+                    case .bool(let b): spec.params[m.key] = .bool(b)
+                    default:
+                        error(.badParameterValue, "expected a number, string or boolean, got \(m.value.typeName)",
+                              at: m.value.location, node: nodeId, key: m.key)
+                    }
+                }
+            }
+            return spec
+        }
+
+        mutating func connection(_ v: JSONValue) -> Connection? {
+            guard let fields = members(v, what: "a connection", allowed: ["from", "to", "convert"], required: ["from", "to"]),
+                  let from = string(fields["from"], what: "\"from\""),
+                  let to = string(fields["to"], what: "\"to\"")
+            else { return nil }
+            var convert = true
+            if let c = fields["convert"] {
+                if case .bool(let b) = c.kind { convert = b } else {
+                    error(.wrongType, "\"convert\" must be true or false, got \(c.typeName)", at: c.location)
+                }
+            }
+            for (text, what) in [(from, "from"), (to, "to")] {
+                if let colon = text.lastIndex(of: ":"), Int(text[text.index(after: colon)...]) == nil {
+                    error(.busOutOfRange, "\"\(what)\": \"\(text)\" is not \"id\" or \"id:bus\" (bus must be a number)",
+                          at: v.location)
+                    return nil
+                }
+            }
+            return Connection(from: BusRef(parsing: from), to: BusRef(parsing: to), convert: convert, location: v.location)
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import AudioGraphCore
+
+/// Graphviz dot for a graph: one box per node (id, type, parameters that differ from
+/// the defaults), one edge per connection labelled with its format when known.
+public enum GraphDot {
+    /// Dot text for `graph`; `formats` (from a ``NegotiatedGraph``) labels the edges.
+    public static func render(_ graph: ValidatedGraph, formats: [[StreamFormat]]? = nil) -> String {
+        var lines = ["digraph \(JSONLine.quote(graph.description.name)) {",
+                     "  rankdir=LR;",
+                     "  node [shape=box, style=rounded, fontname=\"Helvetica\"];"]
+        for n in graph.nodes {
+            var label = "\(n.id)\\n\(n.descriptor.type)"
+            for p in n.descriptor.parameters {
+                guard let v = n.parameters[p.name], v != p.defaultValue else { continue }
+                label += "\\n\(p.name)=\(v.description.replacingOccurrences(of: "\"", with: "\\\""))"
+            }
+            let shape = n.descriptor.role == .source ? ", shape=invhouse" : n.descriptor.role == .sink ? ", shape=house" : ""
+            lines.append("  \(JSONLine.quote(n.id)) [label=\"\(label)\"\(shape)];")
+        }
+        for e in graph.edges {
+            var attrs: [String] = []
+            if let f = formats?[e.from][e.fromBus] { attrs.append("label=\"\(f)\"") }
+            if e.fromBus != 0 { attrs.append("taillabel=\"\(e.fromBus)\"") }
+            if e.toBus != 0 || graph.nodes[e.to].descriptor.inputs != .fixed(1) { attrs.append("headlabel=\"\(e.toBus)\"") }
+            if !e.convert { attrs.append("style=bold") }
+            let a = attrs.isEmpty ? "" : " [\(attrs.joined(separator: ", "))]"
+            lines.append("  \(JSONLine.quote(graph.nodes[e.from].id)) -> \(JSONLine.quote(graph.nodes[e.to].id))\(a);")
+        }
+        lines.append("}")
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
+        split(separator: Character(target), omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

@@ -1,0 +1,105 @@
+import AudioGraphCore
+
+/// Builds one-line JSON objects in a fixed key order (CONTRACT.md's event lines).
+public struct JSONLine {
+    private var parts: [String] = []
+
+    public init() {}
+
+    /// Adds a string field.
+    public mutating func add(_ key: String, _ value: String) { parts.append("\(Self.quote(key)):\(Self.quote(value))") }
+    /// Adds a number field, rounded to `digits` decimals.
+    public mutating func add(_ key: String, _ value: Double, digits: Int = 3) {
+        parts.append("\(Self.quote(key)):\(Self.number(value, digits: digits))")
+    }
+    /// Adds an integer field.
+    public mutating func add(_ key: String, _ value: Int) { parts.append("\(Self.quote(key)):\(value)") }
+    /// Adds a boolean field.
+    public mutating func add(_ key: String, _ value: Bool) { parts.append("\(Self.quote(key)):\(value)") }
+    /// Adds already-encoded JSON.
+    public mutating func add(_ key: String, raw: String) { parts.append("\(Self.quote(key)):\(raw)") }
+
+    /// The object text.
+    public var text: String { "{" + parts.joined(separator: ",") + "}" }
+
+    /// A JSON string literal.
+    public static func quote(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+
+    /// A finite JSON number with at most `digits` decimals, no trailing zeros.
+    public static func number(_ v: Double, digits: Int = 3) -> String {
+        guard v.isFinite else { return "null" }
+        var p = 1.0
+        for _ in 0..<digits { p *= 10 }
+        let r = (v * p).rounded() / p
+        if r == r.rounded() && abs(r) < 1e15 { return String(Int64(r)) }
+        var s = String(format: "%.\(digits)f", r)
+        while s.hasSuffix("0") { s.removeLast() }
+        return s
+    }
+}
+
+extension String {
+    fileprivate init(format: String, _ value: UInt32) {
+        self = String(value, radix: 16)
+        while count < 4 { self = "0" + self }
+        self = "\\u" + self
+    }
+
+    fileprivate init(format: String, _ value: Double) {
+        // "%.Nf" without Foundation: digits from the format string.
+        let digits = Int(format.dropFirst(2).dropLast()) ?? 3
+        var p = 1.0
+        for _ in 0..<digits { p *= 10 }
+        let scaled = (abs(value) * p).rounded()
+        let whole = Int64(scaled / p)
+        var frac = String(Int64(scaled - Double(whole) * p))
+        while frac.count < digits { frac = "0" + frac }
+        self = (value < 0 ? "-" : "") + "\(whole)." + frac
+    }
+}
+
+extension EngineEvent {
+    /// The CONTRACT.md JSON line for this event.
+    public var jsonLine: String {
+        var j = JSONLine()
+        switch self {
+        case .state(let s):
+            j.add("type", "state"); j.add("state", s.rawValue)
+        case .level(let node, let t, let rms, let peak):
+            j.add("type", "level"); j.add("node", node); j.add("t", t); j.add("rms", rms, digits: 2); j.add("peak", peak, digits: 2)
+        case .speechStart(let node, let t, let decided):
+            j.add("type", "speech-start"); j.add("t", t); j.add("decided", decided); j.add("node", node)
+        case .speechEnd(let node, let t, let decided):
+            j.add("type", "speech-end"); j.add("t", t); j.add("decided", decided); j.add("node", node)
+        case .utteranceEnd(let node, let utterance, let t, let decided):
+            j.add("type", "utterance-end"); j.add("utterance", utterance); j.add("t", t); j.add("decided", decided); j.add("node", node)
+        case .warning(let node, let message):
+            j.add("type", "warning"); if let node { j.add("node", node) }; j.add("message", message)
+        case .overrun(let node, let lost):
+            j.add("type", "overrun"); j.add("node", node); j.add("lost", lost)
+        case .error(let e):
+            j.add("type", "error"); j.add("message", e.description); j.add("code", e.code.rawValue)
+            if let n = e.node { j.add("node", n) }
+            if let f = e.file { j.add("file", f) }
+            if let p = e.parameter { j.add("parameter", p) }
+            if let s = e.suggestion { j.add("suggestion", s) }
+        case .end(let reason):
+            j.add("type", "end"); j.add("reason", reason.rawValue)
+        }
+        return j.text
+    }
+}

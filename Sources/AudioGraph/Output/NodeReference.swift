@@ -1,0 +1,59 @@
+import AudioGraphCore
+
+/// The node reference (`audiograph nodes`, the README's table), generated from the
+/// registry's descriptors so it cannot drift from what the engine accepts.
+public enum NodeReference {
+    /// Plain text for a terminal.
+    public static func text(_ registry: NodeRegistry) -> String {
+        var out: [String] = []
+        for d in registry.descriptors {
+            out.append("\(d.type)  (\(d.role.rawValue); \(buses(d)))")
+            out.append("  \(d.summary)")
+            for p in d.parameters {
+                var line = "    \(p.name)"
+                line += String(repeating: " ", count: max(1, 20 - line.count))
+                line += "\(p.kindDescription)"
+                if p.isRequired { line += ", required" }
+                if let v = p.defaultValue { line += ", default \(v)" }
+                if let u = p.unit { line += " [\(u)]" }
+                line += " — \(p.help)"
+                out.append(line)
+            }
+            out.append("")
+        }
+        return out.joined(separator: "\n")
+    }
+
+    /// A markdown section per node type with a parameter table.
+    public static func markdown(_ registry: NodeRegistry) -> String {
+        var out: [String] = []
+        for d in registry.descriptors {
+            out.append("### `\(d.type)`")
+            out.append("")
+            out.append("\(d.summary) *\(d.role.rawValue.capitalized); \(buses(d)).*")
+            out.append("")
+            if d.parameters.isEmpty {
+                out.append("No parameters.")
+            } else {
+                out.append("| parameter | accepts | default | unit | what it does |")
+                out.append("|---|---|---|---|---|")
+                for p in d.parameters {
+                    let def = p.isRequired ? "**required**" : p.defaultValue.map { "`\($0)`" } ?? "—"
+                    out.append("| `\(p.name)` | \(p.kindDescription) | \(def) | \(p.unit ?? "") | \(p.help) |")
+                }
+            }
+            out.append("")
+        }
+        return out.joined(separator: "\n")
+    }
+
+    /// "inputs 1, outputs 1", "inputs 1-16, outputs 1".
+    static func buses(_ d: NodeDescriptor) -> String {
+        let inputs: String
+        switch d.inputs {
+        case .fixed(let n): inputs = "\(n)"
+        case .variadic(let m): inputs = "1-\(m)"
+        }
+        return "inputs \(inputs), outputs \(d.outputs)"
+    }
+}

@@ -1,0 +1,65 @@
+/// A block of deinterleaved float32 PCM with a fixed capacity and a stream time.
+///
+/// Like `AVAudioPCMBuffer`: storage is allocated once at creation (one contiguous
+/// allocation, one plane per channel) and reused; `frameLength` says how many frames of
+/// each plane are valid. `sampleTime` is the stream time of the first frame, in frames of
+/// this buffer's rate counted from the start of the stream.
+///
+/// Buffers are owned by one thread at a time (the render thread for bus buffers, the tap
+/// thread for tap buffers) and are therefore not `Sendable`.
+public final class AudioBuffer {
+    /// Rate and channel count of the samples.
+    public let format: StreamFormat
+    /// Frames each channel plane can hold.
+    public let frameCapacity: Int
+    /// Valid frames in each plane (0...frameCapacity).
+    public var frameLength: Int = 0
+    /// Stream time of the first frame, in frames at `format.sampleRate`.
+    public var sampleTime: Int64 = 0
+
+    private let storage: UnsafeMutablePointer<Float>
+
+    /// Allocates a silent buffer. Not real-time: call while preparing.
+    public init(format: StreamFormat, frameCapacity: Int) {
+        self.format = format
+        self.frameCapacity = max(frameCapacity, 1)
+        let count = self.frameCapacity * max(format.channelCount, 1)
+        storage = .allocate(capacity: count)
+        storage.initialize(repeating: 0, count: count)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// Channel count of the buffer.
+    @inline(__always) public var channelCount: Int { format.channelCount }
+
+    /// Start of channel `index`'s plane (frameCapacity floats). Real-time safe.
+    @inline(__always)
+    public func channel(_ index: Int) -> UnsafeMutablePointer<Float> {
+        storage + index * frameCapacity
+    }
+
+    /// The valid samples of channel `index`. Real-time safe.
+    @inline(__always)
+    public func samples(_ index: Int) -> UnsafeMutableBufferPointer<Float> {
+        UnsafeMutableBufferPointer(start: channel(index), count: frameLength)
+    }
+
+    /// Stream time of the first frame in seconds.
+    public var time: Double { Double(sampleTime) / format.sampleRate }
+
+    /// Copies `count` frames of `source` starting at `from` to this buffer at `to`.
+    /// Channel counts must match. Real-time safe.
+    @inline(__always)
+    public func copyFrames(from source: AudioBuffer, at from: Int = 0, to: Int = 0, count: Int) {
+        for c in 0..<min(channelCount, source.channelCount) {
+            (channel(c) + to).update(from: source.channel(c) + from, count: count)
+        }
+    }
+
+    /// Sets `count` frames from `at` to silence on every channel. Real-time safe.
+    @inline(__always)
+    public func silence(at: Int = 0, count: Int) {
+        for c in 0..<channelCount { (channel(c) + at).update(repeating: 0, count: count) }
+    }
+}

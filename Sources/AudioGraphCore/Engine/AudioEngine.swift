@@ -1,0 +1,408 @@
+import Foundation
+import Synchronization
+
+/// Runs a graph: compiles it, renders it on a thread of its own, and reports events and
+/// tapped audio on a delivery thread.
+///
+///     control thread          render thread                delivery thread
+///     start/stop/cancel ──►   renderBlock() per block ──►  events ─► onEvent / events stream
+///     installTap          ──► TapQueue (SPSC, bounded) ──► tap blocks in client sizes
+///
+/// File-fed graphs render as fast as they can (or paced to real time with
+/// `Options.realtime`); both produce identical audio and events. With live input the
+/// device paces the graph and full queues drop and count instead of waiting.
+///
+/// ```swift
+/// let engine = try AudioEngine(graph: description, registry: .builtin)
+/// try engine.prepare()
+/// let tap = try engine.installTap(onNode: "gain", bufferSize: 4096) { buffer in
+///     print(buffer.time, buffer.frameLength)
+/// }
+/// let reason = try await engine.run()
+/// ```
+public final class AudioEngine: @unchecked Sendable {
+    /// How the engine runs.
+    public struct Options: Sendable {
+        /// Frames each source produces per block.
+        public var blockFrames: Int = 1024
+        /// Pace file input to real time instead of running as fast as possible.
+        public var realtime: Bool = false
+        /// Capacity of the event ring, in events.
+        public var eventCapacity: Int = 4096
+        public init(blockFrames: Int = 1024, realtime: Bool = false) {
+            self.blockFrames = blockFrames
+            self.realtime = realtime
+        }
+    }
+
+    /// The validated graph this engine runs.
+    public let graph: ValidatedGraph
+    public let options: Options
+
+    private var plan: RenderPlan?
+    private var outlet: EventOutlet
+    private let phase = Atomic<Int>(Phase.idle.rawValue)
+    private let stopRequested = Atomic<Bool>(false)
+    private let cancelRequested = Atomic<Bool>(false)
+    private let pauseRequested = Atomic<Bool>(false)
+    private let clockFrames = Atomic<Int>(0)
+    private let lock = Mutex<Shared>(Shared())
+    private var finishErrors: [EngineError] = []  // render thread writes before the end marker
+    private let eventStream: AsyncStream<EngineEvent>
+    private let eventContinuation: AsyncStream<EngineEvent>.Continuation
+
+    private struct Shared {
+        var handler: (@Sendable (EngineEvent) -> Void)?
+        var waiters: [CheckedContinuation<EndReason, Never>] = []
+        var taps: [Tap] = []
+        var endReason: EndReason?
+    }
+
+    private enum Phase: Int { case idle, prepared, running, ended }
+
+    /// Makes an engine for a validated graph. Nothing is opened until `prepare()`.
+    public init(graph: ValidatedGraph, options: Options = Options()) {
+        self.graph = graph
+        self.options = options
+        outlet = EventOutlet(capacity: options.eventCapacity, policy: graph.isLive ? .drop : .block)
+        (eventStream, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
+    }
+
+    /// Validates `graph` against `registry` and makes an engine for it.
+    /// Throws ``GraphErrors`` listing every problem.
+    public convenience init(graph: GraphDescription, registry: NodeRegistry, options: Options = Options()) throws(GraphErrors) {
+        switch GraphValidator.validate(graph, registry: registry) {
+        case .success(let g): self.init(graph: g, options: options)
+        case .failure(let errors): throw errors
+        }
+    }
+
+    // MARK: Set-up
+
+    /// Opens files and devices, negotiates formats and allocates every buffer.
+    /// Throws `GraphError` (formats cannot work) or `EngineError` (a file or device failed).
+    public func prepare() throws {
+        guard plan == nil else { return }
+        plan = try RenderPlan.compile(graph, blockFrames: options.blockFrames)
+        phase.store(Phase.prepared.rawValue, ordering: .releasing)
+    }
+
+    /// Output format of a node's bus, once prepared.
+    public func format(ofNode id: String, bus: Int = 0) -> StreamFormat? {
+        guard let s = plan?.stepById[id], bus >= 0, bus < s.outputs.count else { return nil }
+        return s.outputs[bus].format
+    }
+
+    /// Total length of the clock source in seconds, when known (file input).
+    public var duration: Double? {
+        guard let c = plan?.clock, let n = c.node.durationFrames, let f = c.outputs.first?.format else { return nil }
+        return f.seconds(n)
+    }
+
+    /// Stream time the clock source has reached, in seconds. Any thread.
+    public var position: Double {
+        guard let f = plan?.clock?.outputs.first?.format else { return 0 }
+        return Double(clockFrames.load(ordering: .relaxed)) / f.sampleRate
+    }
+
+    /// Called for every event, in stream order, on the delivery thread. Set before `start`.
+    public func setEventHandler(_ handler: @escaping @Sendable (EngineEvent) -> Void) {
+        lock.withLock { $0.handler = handler }
+    }
+
+    /// Every event, in stream order (the newest 4096 are kept if nobody reads).
+    public var events: AsyncStream<EngineEvent> { eventStream }
+
+    /// Installs a tap on `node`'s output `bus` that receives buffers of `bufferSize` frames.
+    /// Works before and during a run (after `prepare`). Throws when the bus does not exist
+    /// or already has ``TapPoint/slotCount`` taps.
+    @discardableResult
+    public func installTap(onNode node: String, bus: Int = 0, bufferSize: Int,
+                           block: @escaping @Sendable (AudioBuffer) -> Void) throws(GraphError) -> Tap {
+        guard let plan else {
+            throw GraphError(.unknownNode, "prepare the engine before installing taps", node: node)
+        }
+        guard let step = plan.stepById[node] else {
+            throw GraphError(.unknownNode, "no such node to tap", file: graph.description.file, node: node)
+        }
+        guard bus >= 0, bus < step.outputs.count else {
+            throw GraphError(.busOutOfRange, "output bus \(bus) out of range (node has \(step.outputs.count))",
+                             file: graph.description.file, node: node)
+        }
+        guard bufferSize > 0, bufferSize <= 1 << 24 else {
+            throw GraphError(.badParameterValue, "tap buffer size must be 1...16777216 frames, got \(bufferSize)", node: node)
+        }
+        let point = step.taps[bus]
+        guard let slot = point.slots.first(where: { $0.state.load(ordering: .acquiring) == 0 }) else {
+            throw GraphError(.busAlreadyConnected, "bus \(bus) already has \(TapPoint.slotCount) taps", node: node)
+        }
+        let tap = Tap(node: node, bus: bus, bufferSize: bufferSize, point: point,
+                      policy: plan.isLive ? .drop : .block, block: block)
+        slot.tap = tap
+        lock.withLock { $0.taps.append(tap) }
+        slot.state.store(1, ordering: .releasing)
+        return tap
+    }
+
+    /// Removes a tap; buffers already taken from the audio path are still delivered.
+    public func removeTap(_ tap: Tap) {
+        guard let step = plan?.stepById[tap.node] else { return }
+        for slot in step.taps[tap.bus].slots where slot.tap === tap {
+            tap.queue.abandoned.store(true, ordering: .relaxed)
+            slot.state.store(2, ordering: .releasing)
+        }
+    }
+
+    // MARK: Running
+
+    /// Starts rendering (preparing first if needed). Throws if already started.
+    public func start() throws {
+        try prepare()
+        guard phase.compareExchange(expected: Phase.prepared.rawValue, desired: Phase.running.rawValue,
+                                    ordering: .acquiringAndReleasing).exchanged
+        else {
+            throw EngineError(.internalLimit, "engine already started; reset() it to run again")
+        }
+        let render = Thread { [self] in renderLoop() }
+        render.name = "audiograph.render"
+        render.qualityOfService = .userInteractive
+        let delivery = Thread { [self] in deliveryLoop() }
+        delivery.name = "audiograph.delivery"
+        render.start()
+        delivery.start()
+    }
+
+    /// Starts, then waits for the run to end.
+    public func run() async throws -> EndReason {
+        try start()
+        return await ended()
+    }
+
+    /// Waits for the end of the run and returns why it ended.
+    public func ended() async -> EndReason {
+        await withCheckedContinuation { (c: CheckedContinuation<EndReason, Never>) in
+            let done: EndReason? = lock.withLock { shared in
+                if let r = shared.endReason { return r }
+                shared.waiters.append(c)
+                return nil
+            }
+            if let done { c.resume(returning: done) }
+        }
+    }
+
+    /// Blocks the calling thread until the run ends (for synchronous callers like the CLI).
+    public func waitUntilEnded() -> EndReason {
+        while true {
+            if let r = waitUntilEnded(timeout: 1) { return r }
+        }
+    }
+
+    /// Blocks up to `timeout` seconds; returns the end reason if the run has ended.
+    public func waitUntilEnded(timeout: Double) -> EndReason? {
+        let deadline = monotonicSeconds() + timeout
+        repeat {
+            if let r = lock.withLock({ $0.endReason }) { return r }
+            usleep(1000)
+        } while monotonicSeconds() < deadline
+        return nil
+    }
+
+    /// Ends the audio: sources stop, what they produced drains through the graph, sinks
+    /// finish, and the run ends with reason `stopped`.
+    public func stop() { stopRequested.store(true, ordering: .releasing) }
+
+    /// Ends at once: pending audio is discarded and the run ends with reason `cancelled`.
+    public func cancel() {
+        cancelRequested.store(true, ordering: .releasing)
+        outlet.abandon.store(true, ordering: .relaxed)
+        lock.withLock { for t in $0.taps { t.queue.abandoned.store(true, ordering: .relaxed) } }
+    }
+
+    /// Holds rendering (and pacing) until `resume()`.
+    public func pause() { pauseRequested.store(true, ordering: .releasing) }
+
+    /// Continues after `pause()`.
+    public func resume() { pauseRequested.store(false, ordering: .releasing) }
+
+    /// Rewinds an ended engine to stream time 0 so it can run again (files are reread).
+    public func reset() throws {
+        guard phase.load(ordering: .acquiring) == Phase.ended.rawValue, let plan else { return }
+        for step in plan.steps {
+            step.node.reset()
+            step.rewind()
+        }
+        plan.failure = nil
+        stopRequested.store(false, ordering: .relaxed)
+        cancelRequested.store(false, ordering: .relaxed)
+        clockFrames.store(0, ordering: .relaxed)
+        outlet = EventOutlet(capacity: options.eventCapacity, policy: graph.isLive ? .drop : .block)
+        lock.withLock { $0.endReason = nil }
+        phase.store(Phase.prepared.rawValue, ordering: .releasing)
+    }
+
+    // MARK: Threads
+
+    private func renderLoop() {
+        guard let plan else { return }
+        let outlet = self.outlet
+        _ = outlet.emit(EngineMarker.event(state: .listening))
+        let paced = options.realtime && !plan.isLive
+        var startTime = monotonicSeconds()
+        var reason = EndReason.endOfInput
+        var stopping = false
+        while true {
+            if cancelRequested.load(ordering: .acquiring) {
+                reason = .cancelled
+                break
+            }
+            if !stopping && stopRequested.load(ordering: .acquiring) {
+                stopping = true
+                plan.endSources()
+            }
+            if pauseRequested.load(ordering: .acquiring) {
+                let pausedAt = monotonicSeconds()
+                _ = outlet.emit(EngineMarker.event(state: .paused))
+                while pauseRequested.load(ordering: .acquiring) && !cancelRequested.load(ordering: .acquiring)
+                    && !stopRequested.load(ordering: .acquiring)
+                {
+                    Backoff.idle()
+                }
+                startTime += monotonicSeconds() - pausedAt
+                _ = outlet.emit(EngineMarker.event(state: .listening))
+                continue
+            }
+            if !plan.renderBlock(events: outlet) {
+                reason = .error
+                break
+            }
+            if let c = plan.clock { clockFrames.store(Int(c.produced[0]), ordering: .relaxed) }
+            if plan.isFinished {
+                reason = stopping ? .stopped : .endOfInput
+                break
+            }
+            if paced {
+                let ahead = plan.streamSeconds - (monotonicSeconds() - startTime)
+                if ahead > 0.0005 { usleep(UInt32(min(ahead, 1) * 1e6)) }
+            }
+        }
+        if let (step, code) = plan.failure {
+            finishErrors.append(step.node.failure(code).atNode(step.id))
+        }
+        for step in plan.steps {
+            do { try step.node.finish(reason) } catch {
+                finishErrors.append(error.atNode(step.id))
+                reason = .error
+            }
+        }
+        if !finishErrors.isEmpty { reason = .error }
+        outlet.abandon.store(false, ordering: .relaxed)
+        while !outlet.ring.push(EngineMarker.event(end: reason)) { Backoff.pause() }
+    }
+
+    private func deliveryLoop() {
+        guard let plan else { return }
+        let handler = lock.withLock { $0.handler }
+        func deliver(_ e: EngineEvent) {
+            handler?(e)
+            eventContinuation.yield(e)
+        }
+        var reportedDrops = 0
+        while true {
+            var worked = false
+            while let raw = outlet.ring.pop() {
+                worked = true
+                if let marker = EngineMarker(raw) {
+                    switch marker {
+                    case .state(let s): deliver(.state(s))
+                    case .end(let reason):
+                        drainTaps(flush: true)
+                        let dropped = outlet.dropped.load(ordering: .relaxed)
+                        if dropped > reportedDrops {
+                            deliver(.warning(node: nil, message: "\(dropped) events were dropped (event queue full)"))
+                        }
+                        for e in finishErrors { deliver(.error(e)) }
+                        deliver(.state(.ended))
+                        deliver(.end(reason))
+                        eventContinuation.finish()
+                        phase.store(Phase.ended.rawValue, ordering: .releasing)
+                        let waiters = lock.withLock { shared in
+                            shared.endReason = reason
+                            defer { shared.waiters = [] }
+                            return shared.waiters
+                        }
+                        for w in waiters { w.resume(returning: reason) }
+                        return
+                    }
+                    continue
+                }
+                let step = plan.steps[Int(raw.node)]
+                if let e = step.node.publicEvent(raw, nodeId: step.id) { deliver(e) }
+            }
+            if drainTaps(flush: false) { worked = true }
+            let dropped = outlet.dropped.load(ordering: .relaxed)
+            if dropped > reportedDrops && dropped - reportedDrops >= 100 {
+                deliver(.overrun(node: "engine", lost: dropped - reportedDrops))
+                reportedDrops = dropped
+            }
+            if !worked { Backoff.idle() }
+        }
+    }
+
+    /// Delivers queued tap audio; frees removed taps once drained. Delivery thread.
+    @discardableResult
+    private func drainTaps(flush: Bool) -> Bool {
+        guard let plan else { return false }
+        var worked = false
+        for step in plan.steps {
+            for point in step.taps {
+                for slot in point.slots {
+                    let state = slot.state.load(ordering: .acquiring)
+                    guard state != 0, let tap = slot.tap else { continue }
+                    if tap.drain() { worked = true }
+                    if state == 2 || flush { tap.flush() }
+                    if state == 2 {
+                        slot.tap = nil
+                        slot.state.store(0, ordering: .releasing)
+                        lock.withLock { $0.taps.removeAll { $0 === tap } }
+                    }
+                }
+            }
+        }
+        return worked
+    }
+}
+
+/// Engine-level events that travel in the node event ring so that they stay in order
+/// with the nodes' own events.
+enum EngineMarker {
+    case state(EngineState)
+    case end(EndReason)
+
+    static let stateKind = NodeEvent.Kind(rawValue: 900)
+    static let endKind = NodeEvent.Kind(rawValue: 901)
+    private static let states: [EngineState] = [.idle, .listening, .paused, .stopping, .ended]
+    private static let reasons: [EndReason] = [.endOfInput, .endOfSpeech, .noSpeech, .stopped, .cancelled, .error]
+
+    static func event(state s: EngineState) -> NodeEvent {
+        NodeEvent(stateKind, t: 0, values: (Double(states.firstIndex(of: s) ?? 0), 0, 0, 0))
+    }
+
+    static func event(end r: EndReason) -> NodeEvent {
+        NodeEvent(endKind, t: 0, values: (Double(reasons.firstIndex(of: r) ?? 0), 0, 0, 0))
+    }
+
+    init?(_ e: NodeEvent) {
+        switch e.kind {
+        case Self.stateKind: self = .state(Self.states[Int(e.values.0)])
+        case Self.endKind: self = .end(Self.reasons[Int(e.values.0)])
+        default: return nil
+        }
+    }
+}
+
+/// Seconds on the monotonic clock.
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}

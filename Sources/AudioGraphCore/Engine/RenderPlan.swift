@@ -1,0 +1,115 @@
+/// A compiled graph: node instances in processing order with one preallocated buffer per
+/// output bus (JUCE's render sequence). Built on the control thread by ``compile``; run one
+/// block at a time by ``renderBlock(events:)`` on the render thread, which allocates
+/// nothing and takes no lock.
+///
+///     file-source ──► gain ──┬──► wav-sink          steps: [src, gain, out, meter]
+///                            └──► level-meter       buffers: src.0, gain.0 (read twice)
+final class RenderPlan {
+    let graph: ValidatedGraph
+    let steps: [RenderStep]
+    let stepById: [String: RenderStep]
+    /// Frames a source produces per block.
+    let blockFrames: Int
+    let isLive: Bool
+    /// The first source: its position drives progress and real-time pacing.
+    let clock: RenderStep?
+    /// Set by a failing node: (step, code).
+    var failure: (RenderStep, Int32)?
+
+    private init(graph: ValidatedGraph, steps: [RenderStep], blockFrames: Int, isLive: Bool) {
+        self.graph = graph
+        self.steps = steps
+        self.blockFrames = blockFrames
+        self.isLive = isLive
+        stepById = Dictionary(uniqueKeysWithValues: steps.map { ($0.id, $0) })
+        clock = steps.first { $0.role == .source }
+    }
+
+    /// Instantiates, opens, negotiates formats and prepares every node.
+    /// Throws `GraphError` (the graph cannot work) or `EngineError` (a file or device failed).
+    static func compile(_ graph: ValidatedGraph, blockFrames: Int) throws -> RenderPlan {
+        let n = try NegotiatedGraph(graph, blockFrames: blockFrames)
+        var steps: [Int: RenderStep] = [:]
+        var ordered: [RenderStep] = []
+        for i in graph.order {
+            let spec = graph.nodes[i]
+            let node = n.instances[i]
+            let inEdges = graph.inputs(of: i)
+            let inFormats = inEdges.map { n.formats[$0.from][$0.fromBus] }
+            let inMax = inEdges.map { n.maxFrames[$0.from] }.max() ?? blockFrames
+            let upstream = inEdges.map { steps[$0.from]! }
+            let inputs = inEdges.map { steps[$0.from]!.outputs[$0.fromBus] }
+            let outputs = n.formats[i].map { AudioBuffer(format: $0, frameCapacity: n.maxFrames[i]) }
+            do {
+                try node.prepare(PrepareContext(inputFormats: inFormats, outputFormats: n.formats[i],
+                                                maxFrames: spec.descriptor.role == .source ? blockFrames : inMax,
+                                                isLive: graph.isLive))
+            } catch {
+                throw error.atNode(spec.id)
+            }
+            let step = RenderStep(index: ordered.count, id: spec.id, node: node, role: spec.descriptor.role,
+                                  inputs: inputs, outputs: outputs, upstream: upstream)
+            steps[i] = step
+            ordered.append(step)
+        }
+        return RenderPlan(graph: graph, steps: ordered, blockFrames: blockFrames, isLive: graph.isLive)
+    }
+
+    /// Whether nothing more will be produced.
+    var isFinished: Bool { steps.allSatisfy(\.ended) }
+
+    /// Marks every source ended (end of audio on `stop()`): the rest of the graph drains.
+    func endSources() {
+        for s in steps where s.role == .source && !s.ended {
+            s.ended = true
+            for o in s.outputs { o.frameLength = 0 }
+        }
+    }
+
+    /// Runs every node once. Render thread; real-time safe. Returns false on failure.
+    func renderBlock(events: EventOutlet) -> Bool {
+        for step in steps {
+            if step.ended {
+                for o in step.outputs { o.frameLength = 0 }
+                continue
+            }
+            var allEnded = true
+            for (k, up) in step.upstream.enumerated() {
+                step.inputEnded[k] = up.ended
+                allEnded = allEnded && up.ended
+            }
+            for (b, o) in step.outputs.enumerated() {
+                o.frameLength = 0
+                o.sampleTime = step.produced[b]
+            }
+            var io = ProcessIO(inputs: step.inputs, outputs: step.outputs,
+                               inputsEnded: step.role != .source && allEnded,
+                               requestedFrames: blockFrames, events: events, nodeIndex: Int32(step.index),
+                               inputEnded: UnsafeBufferPointer(step.inputEnded))
+            let status = step.node.process(&io)
+            var producedAny = false
+            for (b, o) in step.outputs.enumerated() where o.frameLength > 0 {
+                producedAny = true
+                step.produced[b] += Int64(o.frameLength)
+                step.taps[b].deliver(o)
+            }
+            switch status {
+            case .ok:
+                if step.role != .source && allEnded && !producedAny { step.ended = true }
+            case .endOfStream:
+                step.ended = true
+            case .failed(let code):
+                failure = (step, code)
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Seconds of stream time the clock source has produced.
+    var streamSeconds: Double {
+        guard let c = clock, let o = c.outputs.first else { return 0 }
+        return Double(c.produced[0]) / o.format.sampleRate
+    }
+}

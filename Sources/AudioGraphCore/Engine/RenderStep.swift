@@ -1,0 +1,45 @@
+/// One node's place in a ``RenderPlan``: the node, the buffers it reads and writes, and
+/// its run state. Touched only by the render thread once running.
+final class RenderStep {
+    let index: Int
+    let id: String
+    let node: any AudioNode
+    let role: NodeDescriptor.Role
+    /// Buffers of the upstream output buses, in input-bus order (shared with fan-out).
+    let inputs: [AudioBuffer]
+    /// This node's own output buffers.
+    let outputs: [AudioBuffer]
+    /// Upstream step of each input bus, parallel to `inputs`.
+    let upstream: [RenderStep]
+    /// Per input bus: has its upstream ended? Preallocated, refreshed every block.
+    let inputEnded: UnsafeMutableBufferPointer<Bool>
+    /// Frames produced so far on each output bus (the next block's `sampleTime`).
+    var produced: [Int64]
+    /// Tap points, one per output bus.
+    let taps: [TapPoint]
+    var ended = false
+
+    init(index: Int, id: String, node: any AudioNode, role: NodeDescriptor.Role, inputs: [AudioBuffer],
+         outputs: [AudioBuffer], upstream: [RenderStep]) {
+        self.index = index
+        self.id = id
+        self.node = node
+        self.role = role
+        self.inputs = inputs
+        self.outputs = outputs
+        self.upstream = upstream
+        inputEnded = .allocate(capacity: max(inputs.count, 1))
+        inputEnded.initialize(repeating: false)
+        produced = Array(repeating: 0, count: outputs.count)
+        taps = outputs.map { TapPoint(format: $0.format, maxFrames: $0.frameCapacity) }
+    }
+
+    deinit { inputEnded.deallocate() }
+
+    /// Back to stream time 0 (after `reset`).
+    func rewind() {
+        ended = false
+        for i in produced.indices { produced[i] = 0 }
+        for o in outputs { o.frameLength = 0; o.sampleTime = 0 }
+    }
+}

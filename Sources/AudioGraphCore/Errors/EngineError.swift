@@ -1,0 +1,50 @@
+/// A failure while opening or running a graph that is otherwise valid: unreadable audio,
+/// a device or server gone, a recognizer that fails. The CLI exits with status 1.
+public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Where the failure comes from; stable for tests and for `--json` consumers.
+    public enum Code: String, Sendable {
+        case audioFile, io, device, server, recognizer, model, internalLimit, tap
+    }
+
+    public var code: Code
+    /// File the failure concerns (an audio file, a model file).
+    public var file: String?
+    /// Node id the failure belongs to.
+    public var node: String?
+    /// Parameter that led to it, where one did.
+    public var parameter: String?
+    /// What went wrong, with the library's own words where there are any.
+    public var message: String
+    /// What the user can do about it.
+    public var suggestion: String?
+
+    public init(
+        _ code: Code, _ message: String, file: String? = nil, node: String? = nil,
+        parameter: String? = nil, suggestion: String? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.file = file
+        self.node = node
+        self.parameter = parameter
+        self.suggestion = suggestion
+    }
+
+    /// The error with `node` set if it had none.
+    public func atNode(_ id: String) -> EngineError {
+        var copy = self
+        if copy.node == nil { copy.node = id }
+        return copy
+    }
+
+    public var description: String {
+        var parts: [String] = []
+        if let node { parts.append("node \"\(node)\"") }
+        if let parameter { parts.append("parameter \"\(parameter)\"") }
+        if let file { parts.append(file) }
+        parts.append(message)
+        var text = parts.joined(separator: ": ")
+        if let suggestion { text += " (\(suggestion))" }
+        return text
+    }
+}

@@ -1,0 +1,42 @@
+/// What a running engine reports, in stream order (CONTRACT.md's event vocabulary).
+public enum EngineEvent: Sendable, Equatable {
+    /// The engine's state changed.
+    case state(EngineState)
+    /// A level meter's reading over the last interval, in dBFS.
+    case level(node: String, t: Double, rms: Double, peak: Double)
+    /// Speech began at stream time `t`; the detector knew at `decided`.
+    case speechStart(node: String, t: Double, decided: Double)
+    /// Speech ended at stream time `t`; the detector knew at `decided`.
+    case speechEnd(node: String, t: Double, decided: Double)
+    /// An utterance was closed by an end-of-speech detector.
+    case utteranceEnd(node: String, utterance: Int, t: Double, decided: Double)
+    /// Something the user should know that does not stop the run.
+    case warning(node: String?, message: String)
+    /// A bounded queue was full and `lost` items were dropped.
+    case overrun(node: String, lost: Int)
+    /// The run failed; an `end` with reason `error` follows.
+    case error(EngineError)
+    /// The run is over.
+    case end(EndReason)
+}
+
+/// Where an engine is in its life.
+public enum EngineState: String, Sendable {
+    case idle, listening, paused, stopping, ended
+}
+
+/// Why a run ended (CONTRACT.md).
+public enum EndReason: String, Sendable {
+    /// Every source reached its end.
+    case endOfInput = "end-of-input"
+    /// An end-of-speech detector ended the session.
+    case endOfSpeech = "end-of-speech"
+    /// Nobody spoke before the no-speech timeout.
+    case noSpeech = "no-speech"
+    /// `stop()`: audio ended, pending audio processed.
+    case stopped
+    /// `cancel()`: pending audio discarded.
+    case cancelled
+    /// A node failed.
+    case error
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// A WAV file mapped into memory, read as float frames.
+///
+/// Mapping (rather than `read` calls) keeps file I/O off the render thread: reading a
+/// block is a memory copy with conversion, bounded by the mapped size.
+final class WAVFileReader {
+    let path: String
+    let header: WAVHeader
+    private let base: UnsafeRawPointer
+    private let mappedSize: Int
+
+    /// Opens and checks `path`. Errors name the file and what is wrong with it.
+    init(path: String) throws(EngineError) {
+        self.path = path
+        let fd = Foundation.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw EngineError(.audioFile, "cannot open: \(String(cString: strerror(errno)))", file: path)
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            throw EngineError(.audioFile, "cannot stat: \(String(cString: strerror(errno)))", file: path)
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw EngineError(.audioFile, "not a regular file", file: path)
+        }
+        let size = Int(st.st_size)
+        guard size > 0 else { throw EngineError(.audioFile, "not a WAV file: empty", file: path) }
+        guard let p = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0), p != MAP_FAILED else {
+            throw EngineError(.audioFile, "cannot map: \(String(cString: strerror(errno)))", file: path)
+        }
+        madvise(p, size, MADV_SEQUENTIAL)
+        base = UnsafeRawPointer(p)
+        mappedSize = size
+        do {
+            header = try WAVHeader.parse(UnsafeRawBufferPointer(start: base, count: size))
+        } catch {
+            munmap(p, size)
+            throw EngineError(.audioFile, error.message, file: path)
+        }
+    }
+
+    deinit { munmap(UnsafeMutableRawPointer(mutating: base), mappedSize) }
+
+    /// Converts `count` frames starting at file frame `start` into `buffer` at frame `offset`.
+    /// Real-time safe (the file is mapped; callers keep `start + count <= frameCount`).
+    func read(into buffer: AudioBuffer, at offset: Int = 0, start: Int, count: Int) {
+        let channels = header.format.channelCount
+        let stride = header.blockAlign
+        let src = base + header.dataOffset + start * stride
+        for c in 0..<channels {
+            let out = buffer.channel(c) + offset
+            switch header.encoding {
+            case .int(bits: 16):
+                let p = src + c * 2
+                for i in 0..<count {
+                    out[i] = Float(Int16(littleEndian: p.loadUnaligned(fromByteOffset: i * stride, as: Int16.self))) * (1 / 32768)
+                }
+            case .int(bits: 24):
+                let p = (src + c * 3).assumingMemoryBound(to: UInt8.self)
+                for i in 0..<count {
+                    let q = p + i * stride
+                    let v = Int32(bitPattern: UInt32(q[0]) << 8 | UInt32(q[1]) << 16 | UInt32(q[2]) << 24) >> 8
+                    out[i] = Float(v) * (1 / 8_388_608)
+                }
+            case .int(bits: 32):
+                let p = src + c * 4
+                for i in 0..<count {
+                    out[i] = Float(Double(Int32(littleEndian: p.loadUnaligned(fromByteOffset: i * stride, as: Int32.self))) * (1 / 2_147_483_648.0))
+                }
+            case .int:  // 8-bit, unsigned
+                let p = (src + c).assumingMemoryBound(to: UInt8.self)
+                for i in 0..<count { out[i] = (Float(p[i * stride]) - 128) * (1 / 128) }
+            case .float(bits: 32):
+                let p = src + c * 4
+                for i in 0..<count {
+                    out[i] = Float(bitPattern: UInt32(littleEndian: p.loadUnaligned(fromByteOffset: i * stride, as: UInt32.self)))
+                }
+            case .float:
+                let p = src + c * 8
+                for i in 0..<count {
+                    out[i] = Float(Double(bitPattern: UInt64(littleEndian: p.loadUnaligned(fromByteOffset: i * stride, as: UInt64.self))))
+                }
+            case .muLaw:
+                let p = (src + c).assumingMemoryBound(to: UInt8.self)
+                for i in 0..<count { out[i] = G711.muLaw[Int(p[i * stride])] }
+            case .aLaw:
+                let p = (src + c).assumingMemoryBound(to: UInt8.self)
+                for i in 0..<count { out[i] = G711.aLaw[Int(p[i * stride])] }
+            }
+        }
+    }
+}
+
+/// G.711 decoding tables (ITU-T G.711), scaled to -1...1.
+enum G711 {
+    static let muLaw: [Float] = (0..<256).map { i in
+        let u = ~UInt8(i)
+        let sign = u & 0x80, exponent = Int((u >> 4) & 7), mantissa = Int(u & 0x0F)
+        let magnitude = ((mantissa << 3) + 0x84) << exponent - 0x84
+        return Float(sign != 0 ? -magnitude : magnitude) / 32768
+    }
+    static let aLaw: [Float] = (0..<256).map { i in
+        let a = UInt8(i) ^ 0x55
+        let sign = a & 0x80, exponent = Int((a >> 4) & 7), mantissa = Int(a & 0x0F)
+        let magnitude = exponent == 0 ? (mantissa << 4) + 8 : ((mantissa << 4) + 0x108) << (exponent - 1)
+        return Float(sign != 0 ? magnitude : -magnitude) / 32768
+    }
+}

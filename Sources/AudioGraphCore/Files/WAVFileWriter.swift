@@ -1,0 +1,131 @@
+import Foundation
+
+/// Writes a WAV file from float blocks: 16- or 24-bit PCM, or 32-bit float.
+///
+/// The header is written first with sizes that say "empty" and patched with the real
+/// sizes on `close()` and every second of audio while writing, so the file is valid
+/// after a normal end, a stop, a SIGINT, and nearly up to date even after a kill.
+/// Not real-time: used from a writer thread.
+final class WAVFileWriter {
+    enum SampleFormat: String { case s16, s24, f32 }
+
+    let path: String
+    let format: StreamFormat
+    let sampleFormat: SampleFormat
+    private let fd: Int32
+    private var dataBytes = 0
+    private var bytesSinceHeader = 0
+    private var scratch: UnsafeMutableRawPointer
+    private var scratchSize: Int
+    static let headerSize = 44
+    static let maxDataBytes = Int(UInt32.max) - 64
+
+    init(path: String, format: StreamFormat, sampleFormat: SampleFormat, maxFrames: Int) throws(EngineError) {
+        self.path = path
+        self.format = format
+        self.sampleFormat = sampleFormat
+        fd = Foundation.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw EngineError(.io, "cannot create: \(String(cString: strerror(errno)))", file: path, parameter: "path")
+        }
+        scratchSize = max(maxFrames, 1) * format.channelCount * 4
+        scratch = .allocate(byteCount: scratchSize, alignment: 16)
+        try writeHeader()
+    }
+
+    deinit { scratch.deallocate() }
+
+    private var bytesPerSample: Int { sampleFormat == .s16 ? 2 : sampleFormat == .s24 ? 3 : 4 }
+
+    /// Appends the valid frames of `buffer`.
+    func append(_ buffer: AudioBuffer) throws(EngineError) {
+        let channels = format.channelCount
+        let n = buffer.frameLength
+        let bytes = n * channels * bytesPerSample
+        if bytes > scratchSize {
+            scratch.deallocate()
+            scratchSize = bytes
+            scratch = .allocate(byteCount: bytes, alignment: 16)
+        }
+        guard dataBytes + bytes <= Self.maxDataBytes else {
+            throw EngineError(.io, "WAV file would exceed 4 GiB; stopped writing", file: path)
+        }
+        for c in 0..<channels {
+            let src = buffer.channel(c)
+            switch sampleFormat {
+            case .s16:
+                let out = scratch.assumingMemoryBound(to: Int16.self)
+                for i in 0..<n {
+                    let v = (src[i] * 32768).rounded()
+                    out[i * channels + c] = Int16(max(-32768, min(32767, v))).littleEndian
+                }
+            case .s24:
+                let out = scratch.assumingMemoryBound(to: UInt8.self)
+                for i in 0..<n {
+                    let v = Int32(max(-8_388_608, min(8_388_607, (Double(src[i]) * 8_388_608).rounded())))
+                    let o = (i * channels + c) * 3
+                    out[o] = UInt8(truncatingIfNeeded: v)
+                    out[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
+                    out[o + 2] = UInt8(truncatingIfNeeded: v >> 16)
+                }
+            case .f32:
+                let out = scratch.assumingMemoryBound(to: UInt32.self)
+                for i in 0..<n { out[i * channels + c] = src[i].bitPattern.littleEndian }
+            }
+        }
+        try writeAll(scratch, bytes)
+        dataBytes += bytes
+        bytesSinceHeader += bytes
+        if bytesSinceHeader >= Int(format.sampleRate) * channels * bytesPerSample {
+            bytesSinceHeader = 0
+            try writeHeader()
+        }
+    }
+
+    /// Writes the final sizes and closes the file.
+    func close() throws(EngineError) {
+        defer { Foundation.close(fd) }
+        if dataBytes & 1 == 1 {
+            var pad: UInt8 = 0
+            try writeAll(&pad, 1)
+        }
+        try writeHeader()
+    }
+
+    private func writeHeader() throws(EngineError) {
+        var h = [UInt8]()
+        h.reserveCapacity(Self.headerSize)
+        func put32(_ v: Int) { withUnsafeBytes(of: UInt32(truncatingIfNeeded: v).littleEndian) { h += $0 } }
+        func put16(_ v: Int) { withUnsafeBytes(of: UInt16(truncatingIfNeeded: v).littleEndian) { h += $0 } }
+        let channels = format.channelCount
+        let blockAlign = channels * bytesPerSample
+        h += Array("RIFF".utf8)
+        put32(36 + dataBytes + (dataBytes & 1))
+        h += Array("WAVEfmt ".utf8)
+        put32(16)
+        put16(sampleFormat == .f32 ? 3 : 1)
+        put16(channels)
+        put32(Int(format.sampleRate))
+        put32(Int(format.sampleRate) * blockAlign)
+        put16(blockAlign)
+        put16(bytesPerSample * 8)
+        h += Array("data".utf8)
+        put32(dataBytes)
+        let written = h.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        guard written == h.count else {
+            throw EngineError(.io, "cannot write header: \(String(cString: strerror(errno)))", file: path)
+        }
+    }
+
+    private func writeAll(_ p: UnsafeRawPointer, _ count: Int) throws(EngineError) {
+        var done = 0
+        while done < count {
+            let n = pwrite(fd, p + done, count - done, off_t(Self.headerSize + dataBytes + done))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                throw EngineError(.io, "cannot write: \(String(cString: strerror(errno)))", file: path)
+            }
+            done += n
+        }
+    }
+}

@@ -1,0 +1,96 @@
+/// A node of the graph: a source, processor or sink of audio.
+///
+/// Nodes are plain classes confined to the render thread once the engine starts, like
+/// NIO channel handlers: nothing else calls them while a run is in progress.
+///
+/// Life cycle (JUCE's prepareToPlay/processBlock, GStreamer's state changes):
+///
+///     init(parameters)        validate cross-parameter rules          (control thread)
+///     open()                  open files and devices, learn formats   (control thread)
+///     outputFormats(for:)     negotiate formats                       (control thread)
+///     prepare(_:)             allocate everything process needs      (control thread)
+///     process(_:) ...         one block at a time; real time          (render thread)
+///     finish(_:)              close files, flush what is pending     (control thread)
+///
+/// `process` must not allocate, lock, log or perform blocking I/O.
+public protocol AudioNode: AnyObject {
+    /// Opens files or devices. Sources learn their output format here.
+    func open() throws(EngineError)
+
+    /// The format of each output bus given the format of each connected input bus.
+    /// Throws when the node cannot accept the inputs it is offered.
+    func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat]
+
+    /// Largest block this node can output for an input block of `frames` frames
+    /// (sources: for a block of `frames` frames requested by the engine).
+    func maxOutputFrames(forInputFrames frames: Int) -> Int
+
+    /// Allocates buffers, tables and plans. Called once before the first `process`.
+    func prepare(_ context: PrepareContext) throws(EngineError)
+
+    /// Processes one block. Called on the render thread; must not allocate, lock or block.
+    func process(_ io: inout ProcessIO) -> FlowStatus
+
+    /// Called after the last block, on the control thread: finalise files, free devices.
+    func finish(_ reason: EndReason) throws(EngineError)
+
+    /// Clears state (filters, counters) so the node can run again from stream time 0.
+    func reset()
+
+    /// Describes a failure code returned from `process`. Control thread.
+    func failure(_ code: Int32) -> EngineError
+
+    /// Turns a raw event this node emitted into a public event. Delivery thread.
+    func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent?
+
+    /// Total frames a source will produce, when known (for progress displays).
+    var durationFrames: Int64? { get }
+}
+
+extension AudioNode {
+    public func open() throws(EngineError) {}
+    public func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] {
+        inputs.isEmpty ? [] : [inputs[0]]
+    }
+    public func maxOutputFrames(forInputFrames frames: Int) -> Int { frames }
+    public func prepare(_ context: PrepareContext) throws(EngineError) {}
+    public func finish(_ reason: EndReason) throws(EngineError) {}
+    public func reset() {}
+    public func failure(_ code: Int32) -> EngineError {
+        EngineError(.internalLimit, "failed with code \(code)")
+    }
+    public func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
+        raw.standardEvent(nodeId: nodeId)
+    }
+    public var durationFrames: Int64? { nil }
+}
+
+/// What a node learns when it is prepared.
+public struct PrepareContext: Sendable {
+    /// Format of each connected input bus.
+    public var inputFormats: [StreamFormat]
+    /// Format of each output bus, as negotiated.
+    public var outputFormats: [StreamFormat]
+    /// Largest block the node will be given on its inputs (sources: asked to produce).
+    public var maxFrames: Int
+    /// Whether the graph runs from live input (drop-and-count policies apply).
+    public var isLive: Bool
+
+    public init(inputFormats: [StreamFormat], outputFormats: [StreamFormat], maxFrames: Int, isLive: Bool) {
+        self.inputFormats = inputFormats
+        self.outputFormats = outputFormats
+        self.maxFrames = maxFrames
+        self.isLive = isLive
+    }
+}
+
+/// What `process` reports (GStreamer's GstFlowReturn).
+public enum FlowStatus: Sendable, Equatable {
+    /// The block was processed; carry on.
+    case ok
+    /// The node has produced everything it will (sources at end of file, processors
+    /// once their tail is flushed).
+    case endOfStream
+    /// The node failed; `code` is explained by `AudioNode.failure(_:)` off the render thread.
+    case failed(Int32)
+}

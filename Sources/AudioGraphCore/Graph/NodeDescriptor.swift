@@ -1,0 +1,71 @@
+/// Everything the engine, the graph-file reader, `validate`, `nodes` and `dot` know about a
+/// node type: its name, parameters, buses and how to make one.
+///
+/// Each node type declares one, as GStreamer elements declare pad templates and param
+/// specs. Embedders register their own in a ``NodeRegistry`` and use them in graph files.
+public struct NodeDescriptor: Sendable {
+    /// Where a node sits in a graph.
+    public enum Role: String, Sendable {
+        /// Produces audio; no inputs.
+        case source
+        /// Transforms audio; inputs and outputs.
+        case processor
+        /// Consumes audio; no outputs.
+        case sink
+    }
+
+    /// The input buses of a node type.
+    public enum Inputs: Sendable, Equatable {
+        /// Exactly `n` buses, all required.
+        case fixed(Int)
+        /// 1...max buses; a connection without a bus number takes the next free one.
+        case variadic(max: Int)
+
+        /// Highest bus count.
+        public var maximum: Int {
+            switch self {
+            case .fixed(let n): return n
+            case .variadic(let m): return m
+            }
+        }
+    }
+
+    /// Makes a node from checked parameters; throws for cross-parameter problems.
+    public typealias Factory = @Sendable (ResolvedParameters) throws(GraphError) -> any AudioNode
+
+    /// Graph-file type name, kebab-case ("file-source").
+    public var type: String
+    /// One line saying what the node does.
+    public var summary: String
+    public var role: Role
+    public var parameters: [ParameterSpec]
+    public var inputs: Inputs
+    /// Number of output buses.
+    public var outputs: Int
+    /// Whether the node is a live input (paced by a device, not by the engine).
+    public var isLive: Bool
+    /// Whether `--source FILE` may replace this node.
+    public var isReplaceableInput: Bool
+    public var make: Factory
+
+    public init(
+        type: String, summary: String, role: Role, parameters: [ParameterSpec] = [],
+        inputs: Inputs? = nil, outputs: Int? = nil, isLive: Bool = false,
+        isReplaceableInput: Bool = false, make: @escaping Factory
+    ) {
+        self.type = type
+        self.summary = summary
+        self.role = role
+        self.parameters = parameters
+        self.inputs = inputs ?? (role == .source ? .fixed(0) : .fixed(1))
+        self.outputs = outputs ?? (role == .sink ? 0 : 1)
+        self.isLive = isLive
+        self.isReplaceableInput = isReplaceableInput || isLive
+        self.make = make
+    }
+
+    /// The spec of parameter `name`, if the type has one.
+    public func parameter(_ name: String) -> ParameterSpec? {
+        parameters.first { $0.name == name }
+    }
+}

@@ -1,0 +1,122 @@
+/// One parameter a node type accepts: its name, kind, default, range and help line.
+///
+/// Specs are the single source for graph-file decoding, `--set`, `validate`,
+/// `audiograph nodes` and the README's node reference.
+public struct ParameterSpec: Sendable {
+    /// The value kinds a parameter can take.
+    public enum Kind: Sendable {
+        /// A real number, optionally limited to a closed range.
+        case number(ClosedRange<Double>?)
+        /// A whole number, optionally limited to a closed range.
+        case integer(ClosedRange<Int>?)
+        /// One of a fixed list of words.
+        case choice([String])
+        /// Free text.
+        case string
+        /// A file path, relative to the working directory.
+        case path
+        /// true or false.
+        case bool
+    }
+
+    public var name: String
+    public var kind: Kind
+    /// Value used when the graph gives none; nil for required or optional-without-default.
+    public var defaultValue: ParameterValue?
+    /// Whether a graph must give this parameter.
+    public var isRequired: Bool
+    /// Unit shown in documentation ("dB", "s", "Hz").
+    public var unit: String?
+    /// One line saying what the parameter does.
+    public var help: String
+
+    public init(
+        _ name: String, _ kind: Kind, default defaultValue: ParameterValue? = nil,
+        required: Bool = false, unit: String? = nil, help: String
+    ) {
+        self.name = name
+        self.kind = kind
+        self.defaultValue = defaultValue
+        self.isRequired = required
+        self.unit = unit
+        self.help = help
+    }
+
+    /// Checks `value` against the kind; returns the normalised value or a reason.
+    public func check(_ value: ParameterValue) -> Result<ParameterValue, ValueProblem> {
+        switch (kind, value) {
+        case (.number(let range), .number(let n)):
+            guard n.isFinite else { return .failure(ValueProblem("expected a finite number, got \(value)")) }
+            if let range, !range.contains(n) {
+                return .failure(ValueProblem("expected a number in \(Self.format(range)), got \(value)"))
+            }
+            return .success(value)
+        case (.integer(let range), .number(let n)):
+            guard n == n.rounded(), abs(n) < 1e15 else {
+                return .failure(ValueProblem("expected a whole number, got \(value)"))
+            }
+            if let range, !range.contains(Int(n)) {
+                return .failure(ValueProblem("expected a whole number in \(range.lowerBound)...\(range.upperBound), got \(value)"))
+            }
+            return .success(value)
+        case (.choice(let words), .string(let s)):
+            guard words.contains(s) else {
+                return .failure(ValueProblem("expected one of \(words.joined(separator: ", ")), got \(value)"))
+            }
+            return .success(value)
+        case (.string, .string), (.bool, .bool):
+            return .success(value)
+        case (.path, .string(let s)):
+            return s.isEmpty ? .failure(ValueProblem("expected a file path, got an empty string")) : .success(value)
+        default:
+            return .failure(ValueProblem("expected \(kindDescription), got \(value.typeName) \(value)"))
+        }
+    }
+
+    /// Human description of the accepted values: "a number in 0...1", "one of s16, s24, f32".
+    public var kindDescription: String {
+        switch kind {
+        case .number(let r): return r.map { "a number in \(Self.format($0))" } ?? "a number"
+        case .integer(let r): return r.map { "a whole number in \($0.lowerBound)...\($0.upperBound)" } ?? "a whole number"
+        case .choice(let words): return "one of \(words.joined(separator: ", "))"
+        case .string: return "a string"
+        case .path: return "a file path"
+        case .bool: return "true or false"
+        }
+    }
+
+    /// Short type name for tables: number, integer, choice, string, path, bool.
+    public var kindName: String {
+        switch kind {
+        case .number: return "number"
+        case .integer: return "integer"
+        case .choice: return "choice"
+        case .string: return "string"
+        case .path: return "path"
+        case .bool: return "bool"
+        }
+    }
+
+    /// Parses a `--set` value (always text) into this parameter's kind.
+    public func parse(text: String) -> ParameterValue {
+        switch kind {
+        case .number, .integer:
+            if let n = Double(text) { return .number(n) }
+        case .bool:
+            if text == "true" { return .bool(true) }
+            if text == "false" { return .bool(false) }
+        default: break
+        }
+        return .string(text)
+    }
+
+    static func format(_ range: ClosedRange<Double>) -> String {
+        "\(ParameterValue.number(range.lowerBound))...\(ParameterValue.number(range.upperBound))"
+    }
+}
+
+/// Why a parameter value was refused: what was expected and what was given.
+public struct ValueProblem: Error, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}

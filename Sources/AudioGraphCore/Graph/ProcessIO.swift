@@ -1,0 +1,38 @@
+/// The buffers and event outlet handed to `AudioNode.process` for one block.
+///
+/// Inputs are read-only by convention (they may be shared with other readers through
+/// fan-out). A node sets `frameLength` on each of its outputs; the engine stamps
+/// `sampleTime`.
+public struct ProcessIO {
+    /// One buffer per connected input bus, in bus order.
+    public let inputs: [AudioBuffer]
+    /// One buffer per output bus.
+    public let outputs: [AudioBuffer]
+    /// True once every upstream node has ended: flush any tail and return `.endOfStream`.
+    public let inputsEnded: Bool
+    /// Frames the engine asks a source for in this block.
+    public let requestedFrames: Int
+    /// Per input bus: whether its upstream node has ended.
+    public let inputEnded: UnsafeBufferPointer<Bool>
+    let events: EventOutlet
+    let nodeIndex: Int32
+
+    init(inputs: [AudioBuffer], outputs: [AudioBuffer], inputsEnded: Bool, requestedFrames: Int,
+         events: EventOutlet, nodeIndex: Int32, inputEnded: UnsafeBufferPointer<Bool>) {
+        self.inputs = inputs
+        self.outputs = outputs
+        self.inputsEnded = inputsEnded
+        self.requestedFrames = requestedFrames
+        self.events = events
+        self.nodeIndex = nodeIndex
+        self.inputEnded = inputEnded
+    }
+
+    /// Emits an event in stream order. Real-time safe; returns false if it was dropped.
+    @discardableResult
+    public func emit(_ event: NodeEvent) -> Bool {
+        var e = event
+        e.node = nodeIndex
+        return events.emit(e)
+    }
+}

@@ -1,0 +1,38 @@
+/// A graph that passed validation: every node type known, every parameter checked and
+/// defaulted, every connection resolved to concrete buses, and an order in which each
+/// node comes after everything that feeds it.
+public struct ValidatedGraph: Sendable {
+    /// One node with its descriptor and checked parameters.
+    public struct Node: Sendable {
+        public var id: String
+        public var descriptor: NodeDescriptor
+        public var parameters: ResolvedParameters
+    }
+
+    /// A connection with both bus numbers resolved.
+    public struct Edge: Sendable, Hashable {
+        public var from: Int
+        public var fromBus: Int
+        public var to: Int
+        public var toBus: Int
+        public var convert: Bool
+    }
+
+    public var description: GraphDescription
+    /// Nodes in declaration order.
+    public var nodes: [Node]
+    public var edges: [Edge]
+    /// Node indices, each after all of its upstream nodes.
+    public var order: [Int]
+
+    /// Edges into node `index`, by input bus.
+    public func inputs(of index: Int) -> [Edge] {
+        edges.filter { $0.to == index }.sorted { $0.toBus < $1.toBus }
+    }
+
+    /// Edges out of node `index`.
+    public func outputs(of index: Int) -> [Edge] { edges.filter { $0.from == index } }
+
+    /// Whether any source is a live device.
+    public var isLive: Bool { nodes.contains { $0.descriptor.isLive } }
+}

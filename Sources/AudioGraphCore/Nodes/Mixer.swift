@@ -1,0 +1,110 @@
+/// `mixer`: sums any number of inputs into one output, converting channel counts.
+///
+/// Channel conversion (each input to the output count `channels`):
+/// - N → 1: the mean of the N channels.
+/// - 1 → M: the mono signal on every channel.
+/// - N → M otherwise: input channel i goes to output channel i mod M, each output the
+///   mean of what lands on it (so stereo → 4 ch puts L, R on 0, 1 and leaves 2, 3 silent).
+///
+/// Inputs must share one sample rate. Each input has a small FIFO so branches that
+/// deliver different block sizes (through a resampler, say) still line up sample for
+/// sample; an input that has ended counts as silence.
+public final class Mixer: AudioNode {
+    public static let descriptor = NodeDescriptor(
+        type: "mixer",
+        summary: "Sums its inputs (connect to \"id\" for the next free bus) and up/down-mixes channels.",
+        role: .processor,
+        parameters: [ParameterSpec("channels", .integer(1...8),
+                                   help: "output channel count (default: that of input 0)")],
+        inputs: .variadic(max: 16),
+        make: { p throws(GraphError) in Mixer(channels: p["channels"] == nil ? nil : p.integer("channels"), nodeId: p.nodeId) })
+
+    let requestedChannels: Int?
+    let nodeId: String
+    private var fifos: [AudioBuffer] = []
+    private var outChannels = 1
+
+    public init(channels: Int?, nodeId: String = "mixer") {
+        requestedChannels = channels
+        self.nodeId = nodeId
+    }
+
+    public func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] {
+        let rate = inputs[0].sampleRate
+        if let other = inputs.firstIndex(where: { $0.sampleRate != rate }) {
+            throw GraphError(.formatMismatch,
+                             "input \(other) is \(inputs[other]) but input 0 is \(inputs[0]); mixer inputs must share one rate",
+                             node: nodeId, suggestion: "put a resampler before the mixer")
+        }
+        return [StreamFormat(sampleRate: rate, channelCount: requestedChannels ?? inputs[0].channelCount)]
+    }
+
+    public func maxOutputFrames(forInputFrames frames: Int) -> Int { frames * 4 }
+
+    public func prepare(_ context: PrepareContext) throws(EngineError) {
+        outChannels = context.outputFormats[0].channelCount
+        let f = context.outputFormats[0]
+        fifos = context.inputFormats.map { _ in AudioBuffer(format: f, frameCapacity: context.maxFrames * 4) }
+    }
+
+    public func process(_ io: inout ProcessIO) -> FlowStatus {
+        // Append each input to its FIFO in the output channel layout.
+        for (k, input) in io.inputs.enumerated() {
+            let fifo = fifos[k]
+            let n = min(input.frameLength, fifo.frameCapacity - fifo.frameLength)
+            if n > 0 { mapChannels(input, into: fifo, at: fifo.frameLength, count: n) }
+            fifo.frameLength += n
+        }
+        // Output what every still-running input can supply.
+        var n = Int.max
+        var longest = 0
+        for (k, fifo) in fifos.enumerated() {
+            longest = max(longest, fifo.frameLength)
+            if !io.inputEnded[k] { n = min(n, fifo.frameLength) }
+        }
+        if n == Int.max { n = longest }  // every input ended: flush
+        let out = io.outputs[0]
+        n = min(n, out.frameCapacity)
+        out.silence(count: n)
+        for fifo in fifos {
+            let m = min(n, fifo.frameLength)
+            for c in 0..<outChannels {
+                let src = fifo.channel(c), dst = out.channel(c)
+                for i in 0..<m { dst[i] += src[i] }
+                (src).update(from: src + m, count: fifo.frameLength - m)
+            }
+            fifo.frameLength -= m
+        }
+        out.frameLength = n
+        return .ok
+    }
+
+    @inline(__always)
+    private func mapChannels(_ input: AudioBuffer, into fifo: AudioBuffer, at offset: Int, count n: Int) {
+        let inCh = input.channelCount
+        if inCh == outChannels {
+            fifo.copyFrames(from: input, to: offset, count: n)
+            return
+        }
+        for o in 0..<outChannels {
+            let dst = fifo.channel(o) + offset
+            var sources = 0
+            var i = o
+            if inCh == 1 { i = 0 }
+            dst.update(repeating: 0, count: n)
+            while i < inCh {
+                let src = input.channel(i)
+                for f in 0..<n { dst[f] += src[f] }
+                sources += 1
+                if inCh == 1 { break }
+                i += outChannels
+            }
+            if sources > 1 {
+                let scale = 1 / Float(sources)
+                for f in 0..<n { dst[f] *= scale }
+            }
+        }
+    }
+
+    public func reset() { for f in fifos { f.frameLength = 0 } }
+}

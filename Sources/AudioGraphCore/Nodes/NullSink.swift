@@ -1,0 +1,16 @@
+/// `null-sink`: consumes its input and discards it (GStreamer's fakesink).
+public final class NullSink: AudioNode {
+    public static let descriptor = NodeDescriptor(
+        type: "null-sink", summary: "Discards its input (for benchmarks and graphs that only emit events).",
+        role: .sink, make: { _ throws(GraphError) in NullSink() })
+
+    /// Frames consumed so far (render thread).
+    public private(set) var frames: Int64 = 0
+
+    public func process(_ io: inout ProcessIO) -> FlowStatus {
+        frames += Int64(io.inputs[0].frameLength)
+        return .ok
+    }
+
+    public func reset() { frames = 0 }
+}

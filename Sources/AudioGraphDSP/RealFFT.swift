@@ -1,0 +1,52 @@
+import CFFTW
+
+/// A forward real FFT of one fixed size on FFTW, planned once.
+///
+/// Plans are made at set-up (FFTW planning is not thread-safe and not real-time);
+/// `transform` only executes the plan on buffers allocated by `fftwf_malloc`, which is
+/// real-time safe.
+public final class RealFFT {
+    /// Transform length in samples.
+    public let size: Int
+    /// Time-domain input; fill `size` samples before `transform()`.
+    public let input: UnsafeMutablePointer<Float>
+    /// Spectrum: `size / 2 + 1` complex bins, as (re, im) pairs.
+    public let output: UnsafeMutablePointer<Float>
+    private let plan: fftwf_plan
+
+    /// Plans a transform of `size` samples. Not real-time.
+    public init?(size: Int) {
+        guard size >= 2,
+              let i = fftwf_malloc(MemoryLayout<Float>.stride * size),
+              let o = fftwf_malloc(MemoryLayout<Float>.stride * 2 * (size / 2 + 1))
+        else { return nil }
+        input = i.bindMemory(to: Float.self, capacity: size)
+        output = o.bindMemory(to: Float.self, capacity: 2 * (size / 2 + 1))
+        input.initialize(repeating: 0, count: size)
+        let complexOut = o.bindMemory(to: fftwf_complex.self, capacity: size / 2 + 1)
+        guard let p = fftwf_plan_dft_r2c_1d(Int32(size), input, complexOut, UInt32(FFTW_ESTIMATE)) else {
+            fftwf_free(i)
+            fftwf_free(o)
+            return nil
+        }
+        self.size = size
+        plan = p
+    }
+
+    deinit {
+        fftwf_destroy_plan(plan)
+        fftwf_free(input)
+        fftwf_free(output)
+    }
+
+    /// Transforms `input` into `output`. Real-time safe.
+    @inline(__always)
+    public func transform() { fftwf_execute(plan) }
+
+    /// Squared magnitude of bin `k` (0...size/2).
+    @inline(__always)
+    public func power(_ k: Int) -> Float {
+        let re = output[2 * k], im = output[2 * k + 1]
+        return re * re + im * im
+    }
+}

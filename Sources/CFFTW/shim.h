@@ -1,0 +1,2 @@
+#pragma once
+#include <fftw3.h>

@@ -1,0 +1,33 @@
+import AudioGraph
+import AudioGraphCore
+
+/// `audiograph dot GRAPH`: the graph in Graphviz dot.
+enum DotCommand: Command {
+    static let name = "dot"
+    static let abstract = "Print a graph in Graphviz dot (pipe to `dot -Tpng`)."
+    static let help = """
+        USAGE: audiograph dot GRAPH.json [--source [NODE=]FILE] [--set NODE.PARAM=VALUE] [--no-formats]
+
+        Prints the validated graph as Graphviz dot: one box per node with its non-default
+        parameters, one edge per connection labelled with the audio format on it (the
+        inputs are opened to learn formats; --no-formats skips that).
+
+        OPTIONS:
+          --source [NODE=]FILE    Replace the live input (or NODE) with a file source.
+          --set NODE.PARAM=VALUE  Override a parameter (repeatable).
+          --no-formats            Do not open inputs; edges carry no format labels.
+          -h, --help              Show this help.
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        var args = Arguments(arguments)
+        let sources = try args.options("--source"), sets = try args.options("--set")
+        let noFormats = args.flag("--no-formats")
+        let path = try args.positional("graph file")
+        try args.finish(name)
+        let graph = try GraphLoading.load(path, sources: sources, sets: sets)
+        let formats = noFormats ? nil : try NegotiatedGraph(graph).formats
+        print(GraphDot.render(graph, formats: formats))
+        return 0
+    }
+}

@@ -1,0 +1,58 @@
+import AudioGraph
+import AudioGraphCore
+import Foundation
+
+/// Prints engine events: JSON lines on stdout with `--json`, otherwise readable lines
+/// (errors and warnings on stderr as one `audiograph:` line each). Called on the
+/// engine's delivery thread.
+final class EventPrinter: Sendable {
+    let json: Bool
+    let stderrIsTTY = isatty(STDERR_FILENO) == 1
+
+    init(json: Bool) { self.json = json }
+
+    func print(_ event: EngineEvent) {
+        if json {
+            out(event.jsonLine)
+            switch event {
+            case .error(let e): err("audiograph: \(e.description)")
+            default: break
+            }
+            return
+        }
+        switch event {
+        case .state, .end: break
+        case .level(let node, let t, let rms, let peak):
+            out(String(format: "%8.3f s  %@  level  rms %6.1f dBFS  peak %6.1f dBFS", t, node, rms, peak))
+        case .speechStart(let node, let t, _):
+            out(String(format: "%8.3f s  %@  speech starts", t, node))
+        case .speechEnd(let node, let t, _):
+            out(String(format: "%8.3f s  %@  speech ends", t, node))
+        case .utteranceEnd(let node, let u, let t, _):
+            out(String(format: "%8.3f s  %@  utterance %d ends", t, node, u))
+        case .warning(let node, let message):
+            err("audiograph: warning: " + (node.map { "node \"\($0)\": " } ?? "") + message)
+        case .overrun(let node, let lost):
+            err("audiograph: warning: node \"\(node)\": \(lost) blocks lost (queue full)")
+        case .error(let e):
+            err("audiograph: \(e.description)")
+        }
+    }
+
+    /// Reports a failure that happened before the run started (JSON mode gets the events too).
+    func failedBeforeStart(_ e: EngineError) {
+        if json {
+            out(EngineEvent.error(e).jsonLine)
+            out(EngineEvent.end(.error).jsonLine)
+        }
+    }
+
+    private func out(_ line: String) {
+        let prefix = stderrIsTTY && !json ? "\r\u{1B}[K" : ""
+        FileHandle.standardOutput.write(Data((prefix + line + "\n").utf8))
+    }
+
+    private func err(_ line: String) {
+        FileHandle.standardError.write(Data(((stderrIsTTY ? "\r\u{1B}[K" : "") + line + "\n").utf8))
+    }
+}

@@ -1,0 +1,76 @@
+import AudioGraph
+import AudioGraphCore
+import Foundation
+
+/// `audiograph run GRAPH`: runs a graph until its sources end, the session ends, or Ctrl-C.
+enum RunCommand: Command {
+    static let name = "run"
+    static let abstract = "Run a graph until its inputs end or Ctrl-C."
+    static let help = """
+        USAGE: audiograph run GRAPH.json [--source [NODE=]FILE]... [--set NODE.PARAM=VALUE]... [--json] [--realtime]
+
+        Runs the graph. File inputs run as fast as the graph can go unless --realtime is
+        given; both give identical output and events. Ctrl-C stops (the audio already read
+        drains through the graph and files are finalised); a second Ctrl-C cancels.
+
+        OPTIONS:
+          --source FILE           Replace the graph's live input with a file source reading FILE.
+          --source NODE=FILE      Replace input NODE (repeatable, for graphs with several inputs).
+          --set NODE.PARAM=VALUE  Override a node parameter (repeatable).
+          --json                  Print one JSON event per line on stdout and nothing else there.
+          --realtime              Pace file input to real time.
+          --block FRAMES          Frames per block at the sources (default 1024).
+          -h, --help              Show this help.
+
+        EVENTS (--json): state, level, speech-start, speech-end, utterance-end, warning,
+        overrun, error, end (with reason end-of-input, stopped, cancelled or error).
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        var args = Arguments(arguments)
+        let sources = try args.options("--source"), sets = try args.options("--set")
+        let json = args.flag("--json"), realtime = args.flag("--realtime")
+        let blockText = try args.options("--block").last
+        let path = try args.positional("graph file")
+        try args.finish(name)
+        var options = AudioEngine.Options(realtime: realtime)
+        if let blockText {
+            guard let b = Int(blockText), (16...65536).contains(b) else {
+                throw UsageError("--block: expected a whole number of frames in 16...65536, got \"\(blockText)\"")
+            }
+            options.blockFrames = b
+        }
+
+        let graph = try GraphLoading.load(path, sources: sources, sets: sets)
+        let engine = AudioEngine(graph: graph, options: options)
+        let printer = EventPrinter(json: json)
+        do {
+            try engine.prepare()
+        } catch let e as EngineError {
+            printer.failedBeforeStart(e)
+            throw e
+        }
+        engine.setEventHandler { printer.print($0) }
+        let signals = SignalHandler(
+            first: { engine.stop() },
+            second: { engine.cancel() })
+        let progress = ProgressBar(enabled: !json && isatty(STDERR_FILENO) == 1, duration: engine.duration)
+        let started = Date()
+        try engine.start()
+        var reason: EndReason?
+        while reason == nil {
+            progress.update(position: engine.position)
+            reason = engine.waitUntilEnded(timeout: 0.1)
+        }
+        progress.clear()
+        signals.cancel()
+        if !json {
+            let wall = Date().timeIntervalSince(started)
+            let audio = engine.position
+            let speed = wall > 0 && audio > 0 ? String(format: ", %.0fx real time", audio / wall) : ""
+            FileHandle.standardError.write(Data(String(format: "audiograph: ended (%@): %.2f s of audio in %.3f s%@\n",
+                                                       reason!.rawValue, audio, wall, speed).utf8))
+        }
+        return reason == .error ? 1 : 0
+    }
+}

@@ -1,0 +1,37 @@
+import AudioGraph
+import AudioGraphCore
+
+/// `audiograph validate GRAPH`: checks a graph without running it.
+enum ValidateCommand: Command {
+    static let name = "validate"
+    static let abstract = "Check a graph file without running it."
+    static let help = """
+        USAGE: audiograph validate GRAPH.json [--source [NODE=]FILE] [--set NODE.PARAM=VALUE]
+
+        Checks the file's JSON, node types, parameters, connections and cycles, reporting
+        every problem at once (file:line:column: node: parameter: what is wrong). Then
+        opens the inputs to learn their formats and checks that connected nodes agree,
+        without creating output files or starting devices. Prints the formats on success.
+
+        OPTIONS:
+          --source [NODE=]FILE    Replace the live input (or NODE) with a file source.
+          --set NODE.PARAM=VALUE  Override a parameter (repeatable).
+          -h, --help              Show this help.
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        var args = Arguments(arguments)
+        let sources = try args.options("--source"), sets = try args.options("--set")
+        let path = try args.positional("graph file")
+        try args.finish(name)
+        let graph = try GraphLoading.load(path, sources: sources, sets: sets)
+        let negotiated = try NegotiatedGraph(graph)
+        print("\(path): valid graph \"\(graph.description.name)\": \(graph.nodes.count) nodes, \(graph.edges.count) connections")
+        for i in graph.order {
+            let n = graph.nodes[i]
+            let outs = negotiated.formats[i].map(\.description).joined(separator: ", ")
+            print("  \(n.id) (\(n.descriptor.type))" + (outs.isEmpty ? "" : " -> \(outs)"))
+        }
+        return 0
+    }
+}
