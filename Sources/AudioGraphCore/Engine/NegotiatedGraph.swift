@@ -33,8 +33,12 @@ public struct NegotiatedGraph {
             do { try node.open() } catch { throw error.atNode(n.id) }
             let inEdges = graph.inputs(of: i)
             let inFormats = inEdges.map { formats[$0.from][$0.fromBus] }
-            do {
-                formats[i] = try node.outputFormats(for: inFormats)
+            do throws(GraphError) {
+                let offered = try node.outputFormats(for: inFormats)
+                guard offered.count >= n.descriptor.outputs else {
+                    throw GraphError(.formatMismatch, "node gave \(offered.count) output formats for \(n.descriptor.outputs) buses")
+                }
+                formats[i] = Array(offered.prefix(n.descriptor.outputs))
             } catch {
                 var e = error.inFile(graph.description.file)
                 if e.node == nil { e.node = n.id }

@@ -1,0 +1,85 @@
+import AudioGraphCore
+import Testing
+
+@testable import AudioGraph
+
+@Suite struct GraphFileTests {
+    func errors(_ text: String) -> [GraphError] {
+        do {
+            _ = try GraphFile.parse(Array(text.utf8), file: "g.json")
+            return []
+        } catch {
+            return error.errors
+        }
+    }
+
+    @Test func parsesTheContractExample() throws {
+        let g = try GraphFile.parse(Array("""
+            {"graph": "d", "nodes": [
+              {"id": "mic", "type": "file-source", "params": {"path": "a.wav"}},
+              {"id": "out", "type": "wav-sink", "params": {"path": "b.wav", "format": "s24"}}],
+             "connections": [{"from": "mic:0", "to": "out"}]}
+            """.utf8), file: "g.json")
+        #expect(g.name == "d" && g.nodes.count == 2)
+        #expect(g.nodes[1].params["format"] == .string("s24"))
+        #expect(g.connections[0].from == BusRef(node: "mic", bus: 0) && g.connections[0].to.bus == nil)
+        #expect(g.nodes[1].paramLocations["format"] == SourceLocation(line: 3, column: 75))
+    }
+
+    @Test func syntaxErrorsArePlaced() {
+        let e = errors("{\"nodes\": [\n  {\"id\": \"a\",, }\n]}")
+        #expect(e.count == 1)
+        #expect(e.first?.description.hasPrefix("g.json:2:14: invalid JSON: expected a \"key\"") == true, "\(e)")
+    }
+
+    @Test func unknownKeysAreErrorsNotIgnored() {
+        let e = errors(#"{"nodes": [{"id": "a", "type": "gain", "parms": {}}], "conections": []}"#)
+        #expect(e.count == 2)
+        #expect(e.contains { $0.description.contains("unknown key \"parms\"") && $0.node == "a" })
+        #expect(e.contains { $0.description.contains("unknown key \"conections\"") })
+    }
+
+    @Test func duplicateKeysAreErrors() {
+        let e = errors(#"{"nodes": [], "nodes": []}"#)
+        #expect(e.first?.description.contains("duplicate key \"nodes\"") == true)
+    }
+
+    @Test func wrongTypesAreNamed() {
+        let e = errors(#"{"nodes": [{"id": "a", "type": "gain", "params": {"db": [1]}}], "connections": {}}"#)
+        #expect(e.contains { $0.description.contains("node \"a\": parameter \"db\": expected a number, string or boolean, got an array") })
+        #expect(e.contains { $0.description.contains("\"connections\" must be an array") })
+    }
+
+    @Test func missingFileIsOneClearError() {
+        do {
+            _ = try GraphFile.load("/nonexistent/graph.json")
+            Issue.record("loaded")
+        } catch {
+            #expect(error.errors.map(\.description) == ["/nonexistent/graph.json: cannot read graph file: no such file"])
+        }
+    }
+
+    @Test func setTypesValuesByTheirSpec() throws {
+        var g = GraphDescription(name: "t")
+        g.addNode("g", type: "gain")
+        try GraphEdits.set("g.db=-3.5", in: &g, registry: .builtin)
+        #expect(g.nodes[0].params["db"] == .number(-3.5))
+        #expect(throws: GraphError.self) { try GraphEdits.set("g.db", in: &g, registry: .builtin) }
+        #expect(throws: GraphError.self) { try GraphEdits.set("nope.db=1", in: &g, registry: .builtin) }
+    }
+
+    @Test func sourceReplacesTheInput() throws {
+        var g = GraphDescription(name: "t")
+        g.addNode("a", type: "test-signal"); g.addNode("o", type: "null-sink"); g.connect("a", to: "o")
+        g.addNode("f", type: "file-source", ["path": "x.wav"])
+        try GraphEdits.source("y.wav", node: nil, in: &g, registry: .builtin)
+        #expect(g.nodes[2].params["path"] == .string("y.wav"), "the one file input is replaced")
+        g.addNode("f2", type: "file-source", ["path": "x.wav"])
+        #expect(throws: GraphError.self, "two inputs: ambiguous") {
+            try GraphEdits.source("z.wav", node: nil, in: &g, registry: .builtin)
+        }
+        try GraphEdits.source("y.wav", node: "f", in: &g, registry: .builtin)
+        #expect(g.nodes[2].params["path"] == .string("y.wav"))
+        #expect(throws: GraphError.self) { try GraphEdits.source("y.wav", node: "o", in: &g, registry: .builtin) }
+    }
+}

@@ -1,0 +1,64 @@
+import AudioGraphCore
+import Testing
+
+@testable import AudioGraph
+
+/// Walks the built-in node list: every descriptor must be complete and self-consistent.
+@Suite struct RegistryTests {
+    @Test func typeNamesAreUniqueAndKebabCase() {
+        let names = NodeRegistry.builtin.descriptors.map(\.type)
+        #expect(Set(names).count == names.count)
+        #expect(names.allSatisfy { $0.allSatisfy { $0.isLowercase || $0 == "-" } })
+    }
+
+    @Test(arguments: NodeRegistry.builtin.descriptors.map(\.type))
+    func descriptorIsComplete(type: String) throws {
+        let d = try #require(NodeRegistry.builtin[type])
+        #expect(!d.summary.isEmpty)
+        for p in d.parameters {
+            #expect(!p.help.isEmpty, "\(type).\(p.name) has help")
+            if let v = p.defaultValue {
+                guard case .success = p.check(v) else {
+                    Issue.record("\(type).\(p.name) default \(v) is outside its own range")
+                    continue
+                }
+            }
+            #expect(!(p.isRequired && p.defaultValue != nil), "\(type).\(p.name) is required and has a default")
+        }
+    }
+
+    @Test func referenceListsEveryTypeAndParameter() {
+        let md = NodeReference.markdown(.builtin)
+        for d in NodeRegistry.builtin.descriptors {
+            #expect(md.contains("### `\(d.type)`"))
+            for p in d.parameters { #expect(md.contains("| `\(p.name)` |")) }
+        }
+    }
+
+    @Test func embeddersCanRegisterTheirOwnTypes() throws {
+        final class Doubler: AudioNode {
+            func process(_ io: inout ProcessIO) -> FlowStatus {
+                let i = io.inputs[0], o = io.outputs[0]
+                for c in 0..<i.channelCount { for k in 0..<i.frameLength { o.channel(c)[k] = 2 * i.channel(c)[k] } }
+                o.frameLength = i.frameLength
+                return .ok
+            }
+        }
+        var registry = NodeRegistry.builtin
+        registry.register(NodeDescriptor(type: "doubler", summary: "x2", role: .processor,
+                                         make: { _ throws(GraphError) in Doubler() }))
+        let g = try GraphFile.parse(Array("""
+            {"nodes": [{"id": "s", "type": "test-signal"}, {"id": "d", "type": "doubler"}, {"id": "o", "type": "null-sink"}],
+             "connections": [{"from": "s", "to": "d"}, {"from": "d", "to": "o"}]}
+            """.utf8), file: "g.json")
+        #expect(throws: Never.self) { try GraphValidator.validate(g, registry: registry).get() }
+        #expect(throws: GraphErrors.self) { try GraphValidator.validate(g, registry: .builtin).get() }
+    }
+
+    @Test func jsonLinesFollowTheContract() {
+        #expect(EngineEvent.end(.endOfInput).jsonLine == #"{"type":"end","reason":"end-of-input"}"#)
+        #expect(EngineEvent.speechStart(node: "vad", t: 0.48, decided: 0.62).jsonLine
+                == #"{"type":"speech-start","t":0.48,"decided":0.62,"node":"vad"}"#)
+        #expect(JSONLine.quote("a\"b\n") == #""a\"b\n""#)
+    }
+}
