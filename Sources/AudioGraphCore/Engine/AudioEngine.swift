@@ -29,6 +29,11 @@ public final class AudioEngine: @unchecked Sendable {
         public var realtime: Bool = false
         /// Capacity of the event ring, in events.
         public var eventCapacity: Int = 4096
+        /// Called on the render thread just before the first block and just after the
+        /// last, around nothing but rendering (benchmarks count allocations between them).
+        public var renderWillStart: (@Sendable () -> Void)?
+        public var renderDidEnd: (@Sendable () -> Void)?
+
         public init(blockFrames: Int = 1024, realtime: Bool = false) {
             self.blockFrames = blockFrames
             self.realtime = realtime
@@ -46,6 +51,7 @@ public final class AudioEngine: @unchecked Sendable {
     private let cancelRequested = Atomic<Bool>(false)
     private let pauseRequested = Atomic<Bool>(false)
     private let clockFrames = Atomic<Int>(0)
+    private let blockCount = Atomic<Int>(0)
     private let lock = Mutex<Shared>(Shared())
     private var finishErrors: [EngineError] = []  // render thread writes before the end marker
     private let eventStream: AsyncStream<EngineEvent>
@@ -98,6 +104,9 @@ public final class AudioEngine: @unchecked Sendable {
         guard let c = plan?.clock, let n = c.node.durationFrames, let f = c.outputs.first?.format else { return nil }
         return f.seconds(n)
     }
+
+    /// Blocks rendered so far (the clock source's blocks). Any thread.
+    public var blocksRendered: Int { blockCount.load(ordering: .relaxed) }
 
     /// Stream time the clock source has reached, in seconds. Any thread.
     public var position: Double {
@@ -250,6 +259,7 @@ public final class AudioEngine: @unchecked Sendable {
         var startTime = monotonicSeconds()
         var reason = EndReason.endOfInput
         var stopping = false
+        options.renderWillStart?()
         while true {
             if cancelRequested.load(ordering: .acquiring) {
                 reason = .cancelled
@@ -276,6 +286,7 @@ public final class AudioEngine: @unchecked Sendable {
                 break
             }
             if let c = plan.clock { clockFrames.store(Int(c.produced[0]), ordering: .relaxed) }
+            blockCount.add(1, ordering: .relaxed)
             if plan.isFinished {
                 reason = stopping ? .stopped : .endOfInput
                 break
@@ -285,12 +296,13 @@ public final class AudioEngine: @unchecked Sendable {
                 if ahead > 0.0005 { usleep(UInt32(min(ahead, 1) * 1e6)) }
             }
         }
+        options.renderDidEnd?()
         if let (step, code) = plan.failure {
-            finishErrors.append(step.node.failure(code).atNode(step.id))
+            finishErrors.append(step.node.failure(code).atNode(step.id, graph: graph.description.file))
         }
         for step in plan.steps {
             do { try step.node.finish(reason) } catch {
-                finishErrors.append(error.atNode(step.id))
+                finishErrors.append(error.atNode(step.id, graph: graph.description.file))
                 reason = .error
             }
         }

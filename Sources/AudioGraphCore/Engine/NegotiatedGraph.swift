@@ -30,7 +30,7 @@ public struct NegotiatedGraph {
         for i in graph.order {
             let n = graph.nodes[i]
             guard let node = instances[i] else { continue }
-            do { try node.open() } catch { throw error.atNode(n.id) }
+            do { try node.open() } catch { throw error.atNode(n.id, graph: graph.description.file) }
             let inEdges = graph.inputs(of: i)
             let inFormats = inEdges.map { formats[$0.from][$0.fromBus] }
             do throws(GraphError) {

@@ -46,7 +46,7 @@ final class RenderPlan {
                                                 maxFrames: spec.descriptor.role == .source ? blockFrames : inMax,
                                                 isLive: graph.isLive))
             } catch {
-                throw error.atNode(spec.id)
+                throw error.atNode(spec.id, graph: graph.description.file)
             }
             let step = RenderStep(index: ordered.count, id: spec.id, node: node, role: spec.descriptor.role,
                                   inputs: inputs, outputs: outputs, upstream: upstream)

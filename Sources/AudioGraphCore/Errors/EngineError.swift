@@ -7,6 +7,8 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var code: Code
+    /// The graph file being run, when there is one.
+    public var graph: String?
     /// File the failure concerns (an audio file, a model file).
     public var file: String?
     /// Node id the failure belongs to.
@@ -30,15 +32,17 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         self.suggestion = suggestion
     }
 
-    /// The error with `node` set if it had none.
-    public func atNode(_ id: String) -> EngineError {
+    /// The error with `node` (and the graph file) set if it had none.
+    public func atNode(_ id: String, graph: String? = nil) -> EngineError {
         var copy = self
         if copy.node == nil { copy.node = id }
+        if copy.graph == nil { copy.graph = graph }
         return copy
     }
 
     public var description: String {
         var parts: [String] = []
+        if let graph { parts.append(graph) }
         if let node { parts.append("node \"\(node)\"") }
         if let parameter { parts.append("parameter \"\(parameter)\"") }
         if let file { parts.append(file) }

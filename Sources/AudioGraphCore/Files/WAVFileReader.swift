@@ -49,6 +49,10 @@ final class WAVFileReader {
         let channels = header.format.channelCount
         let stride = header.blockAlign
         let src = base + header.dataOffset + start * stride
+        if case .int(bits: 16) = header.encoding, Int(bitPattern: src) & 1 == 0 {
+            readInt16(src.assumingMemoryBound(to: Int16.self), channels: channels, into: buffer, at: offset, count: count)
+            return
+        }
         for c in 0..<channels {
             let out = buffer.channel(c) + offset
             switch header.encoding {
@@ -88,6 +92,31 @@ final class WAVFileReader {
             case .aLaw:
                 let p = (src + c).assumingMemoryBound(to: UInt8.self)
                 for i in 0..<count { out[i] = G711.aLaw[Int(p[i * stride])] }
+            }
+        }
+    }
+}
+
+extension WAVFileReader {
+    /// The common case, aligned 16-bit PCM, in one pass over the interleaved frames.
+    @inline(__always)
+    fileprivate func readInt16(_ src: UnsafePointer<Int16>, channels: Int, into buffer: AudioBuffer, at offset: Int,
+                               count: Int) {
+        let k: Float = 1 / 32768
+        switch channels {
+        case 1:
+            let out = buffer.channel(0) + offset
+            for i in 0..<count { out[i] = Float(Int16(littleEndian: src[i])) * k }
+        case 2:
+            let l = buffer.channel(0) + offset, r = buffer.channel(1) + offset
+            for i in 0..<count {
+                l[i] = Float(Int16(littleEndian: src[2 * i])) * k
+                r[i] = Float(Int16(littleEndian: src[2 * i + 1])) * k
+            }
+        default:
+            for c in 0..<channels {
+                let out = buffer.channel(c) + offset
+                for i in 0..<count { out[i] = Float(Int16(littleEndian: src[i * channels + c])) * k }
             }
         }
     }

@@ -69,7 +69,7 @@ public struct ParameterSpec: Sendable {
         case (.path, .string(let s)):
             return s.isEmpty ? .failure(ValueProblem("expected a file path, got an empty string")) : .success(value)
         default:
-            return .failure(ValueProblem("expected \(kindDescription), got \(value.typeName) \(value)"))
+            return .failure(ValueProblem("expected \(kindDescription), got \(value)"))
         }
     }
 

@@ -35,7 +35,14 @@ public final class FileSource: AudioNode {
     }
 
     public func open() throws(EngineError) {
-        let r = try WAVFileReader(path: path)
+        let r: WAVFileReader
+        do {
+            r = try WAVFileReader(path: path)
+        } catch {
+            var e = error
+            e.parameter = "path"
+            throw e
+        }
         reader = r
         startFrame = min(Int(startSeconds * r.header.format.sampleRate), r.header.frameCount)
         position = startFrame

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// Runs the built `audiograph` executable and captures what it prints (the
+/// AssertExecuteCommand style of swift-argument-parser's test helpers).
+enum CLI {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var stdoutLines: [String] { stdout.split(separator: "\n").map(String.init) }
+        var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
+    }
+
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    static var binary: URL {
+        let debug = packageRoot.appendingPathComponent(".build/debug/audiograph")
+        return debug
+    }
+
+    /// Runs `audiograph ARGS` from the package root; `interruptAfter` sends SIGINT(s).
+    static func run(_ args: [String], interruptAfter: [Double] = [], timeout: Double = 60) throws -> Result {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = args
+        p.currentDirectoryURL = packageRoot
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let started = Date()
+        var pending = interruptAfter
+        var outData = Data(), errData = Data()
+        let holder = Holder()
+        let reader = Thread { holder.set(out: out.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        let errReader = Thread { holder.set(err: err.fileHandleForReading.readDataToEndOfFile()) }
+        errReader.start()
+        while p.isRunning {
+            let elapsed = Date().timeIntervalSince(started)
+            if let next = pending.first, elapsed >= next {
+                pending.removeFirst()
+                kill(p.processIdentifier, SIGINT)
+            }
+            if elapsed > timeout {
+                p.terminate()
+                Issue.record("audiograph \(args) did not end within \(timeout) s")
+                break
+            }
+            usleep(5000)
+        }
+        p.waitUntilExit()
+        (outData, errData) = holder.take()
+        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// A fresh temporary directory for one test.
+    static func tempDir() -> URL {
+        let u = FileManager.default.temporaryDirectory.appendingPathComponent("ag-cli-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: u, withIntermediateDirectories: true)
+        return u
+    }
+}
+
+/// Collects pipe output from reader threads.
+final class Holder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var out: Data?
+    private var err: Data?
+
+    func set(out d: Data) { lock.withLock { out = d } }
+    func set(err d: Data) { lock.withLock { err = d } }
+
+    func take() -> (Data, Data) {
+        while true {
+            let done: (Data, Data)? = lock.withLock {
+                guard let o = out, let e = err else { return nil }
+                out = nil
+                err = nil
+                return (o, e)
+            }
+            if let done { return done }
+            usleep(1000)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+
+/// Every bad input gives one clear line on stderr, the documented exit status, and no crash.
+@Suite struct ErrorPathTests {
+    static let corpusBad = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/bad")
+
+    /// File name, expected exit status, words in the message.
+    static let badFiles: [(String, Int32, String)] = [
+        ("bits-7.wav", 1, "unsupported sample size: 7 bits"),
+        ("block-align-lies.wav", 1, "block align 3 does not match"),
+        ("channels-300.wav", 1, "unsupported channel count 300"),
+        ("data-size-huge.wav", 0, "data chunk claims"),
+        ("header-only-truncated.wav", 1, "fmt chunk claims"),
+        ("huge-fmt-size.wav", 1, "fmt chunk claims 2147483647 bytes"),
+        ("mulaw-codec.wav", 0, ""),
+        ("no-fmt-chunk.wav", 1, "no fmt chunk"),
+        ("not-riff.wav", 1, "not a WAV file"),
+        ("odd-data-bytes.wav", 0, "partial frame"),
+        ("zero-channels.wav", 1, "0 channels"),
+        ("zero-rate.wav", 1, "sample rate 0"),
+    ]
+
+    @Test(arguments: badFiles.map(\.0))
+    func corpusBadFile(name: String) throws {
+        let file = Self.corpusBad.appendingPathComponent(name)
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            print("skipped: ../shared/corpus/bad is absent (a user's clone has no shared corpus)")
+            return
+        }
+        let (_, status, words) = Self.badFiles.first { $0.0 == name }!
+        let out = CLI.tempDir().appendingPathComponent("o.wav").path
+        let r = try CLI.run(["run", "Graphs/gain.json", "--source", file.path, "--set", "out.path=\(out)"])
+        #expect(r.status == status, "\(r.stderr)")
+        let complaint = r.stderrLines.filter { !$0.hasPrefix("audiograph: ended") }
+        #expect(complaint.count <= 1, "one line: \(r.stderr)")
+        if !words.isEmpty {
+            #expect(r.stderr.contains(words) && r.stderr.contains(name), "\(r.stderr)")
+        }
+        if status == 1 { #expect(r.stderr.contains("node \"src\"") && r.stderr.contains("parameter \"path\"")) }
+    }
+
+    @Test func madeUpBrokenFiles() throws {
+        let dir = CLI.tempDir()
+        var cases: [(String, [UInt8], String)] = [
+            ("empty.wav", [], "empty"),
+            ("short.wav", Array("RIFF".utf8), "not a WAV file"),
+        ]
+        // A valid file cut just before its data chunk.
+        let whole = dir.appendingPathComponent("whole.wav")
+        try WAVFixture.write(whole, rate: 16000, channels: 1, bits: 16, samples: [1, 2, 3])
+        cases.append(("no-data.wav", Array(try Data(contentsOf: whole).prefix(36)), "no data chunk"))
+        cases.append(("fmt-only-8.wav", Array(try Data(contentsOf: whole).prefix(28)), "fmt chunk claims 16 bytes but only 8 remain"))
+        for (name, bytes, words) in cases {
+            let f = dir.appendingPathComponent(name)
+            try Data(bytes).write(to: f)
+            let r = try CLI.run(["run", "Graphs/gain.json", "--source", f.path, "--set", "out.path=\(dir.path)/o.wav"])
+            #expect(r.status == 1, "\(name): \(r.stderr)")
+            #expect(r.stderrLines.count == 1 && r.stderr.contains(words), "\(name): \(r.stderr)")
+        }
+        let missing = try CLI.run(["run", "Graphs/gain.json", "--source", "/nonexistent.wav"])
+        #expect(missing.status == 1 && missing.stderr.contains("/nonexistent.wav: cannot open: No such file or directory"))
+    }
+
+    /// Broken graph text, the words its one error line must carry.
+    static let badGraphs: [(String, String)] = [
+        ("{", "1:2: invalid JSON: expected a \"key\""),
+        (#"{"nodes": [{"id": "s", "type": "test-signal"}, {"id": "a", "type": "gain", "params": {"db": "loud"}}, {"id": "o", "type": "null-sink"}], "connections": [{"from": "s", "to": "a"}, {"from": "a", "to": "o"}]}"#, "node \"a\": parameter \"db\": expected a number in -120...60, got \"loud\""),
+        (#"{"nodes": [{"id": "s", "type": "test-signal"}, {"id": "o", "type": "null-sink"}], "connections": [{"from": "s", "to": "o"}, {"from": "s", "to": "x"}]}"#,
+         "connection to unknown node \"x\""),
+        (#"{"nodes": [{"id": "s", "type": "test-signal", "params": {"rate": 44100.5}}, {"id": "o", "type": "null-sink"}], "connections": [{"from": "s", "to": "o"}]}"#,
+         "parameter \"rate\": expected a whole number"),
+        (#"{"nodes": [{"id": "s", "type": "test-signal"}, {"id": "o", "type": "null-sink"}], "connections": [{"from": "s", "to": "o", "colour": 1}]}"#,
+         "unknown key \"colour\""),
+        (#"{"nodes": [{"id": "a", "type": "test-signal", "params": {"rate": 8000}}, {"id": "b", "type": "test-signal"}, {"id": "m", "type": "mixer"}, {"id": "o", "type": "null-sink"}], "connections": [{"from": "a", "to": "m"}, {"from": "b", "to": "m"}, {"from": "m", "to": "o"}]}"#,
+         "node \"m\": input 1 is 48000 Hz mono but input 0 is 8000 Hz mono"),
+    ]
+
+    @Test(arguments: badGraphs.indices)
+    func badGraphExitsTwoWithOneLine(index: Int) throws {
+        let (text, words) = Self.badGraphs[index]
+        let f = CLI.tempDir().appendingPathComponent("bad.json")
+        try text.write(to: f, atomically: true, encoding: .utf8)
+        for command in ["run", "validate"] {
+            let r = try CLI.run([command, f.path])
+            #expect(r.status == 2, "\(command): \(r.stderr)")
+            #expect(r.stderrLines.count == 1, "one line: \(r.stderr)")
+            #expect(r.stderr.hasPrefix("audiograph: \(f.path)") && r.stderr.contains(words), "\(r.stderr)")
+            #expect(!r.stderr.contains("Fatal error") && r.stdout.isEmpty)
+        }
+    }
+
+    @Test func usageErrorsExitTwo() throws {
+        for args in [["frobnicate"], ["run"], ["run", "Graphs/tone.json", "--bogus"], ["run", "Graphs/tone.json", "--set", "nodot"],
+                     ["run", "/nonexistent.json"], ["run", "Graphs/tone.json", "--source", "x.wav"],
+                     ["run", "Graphs/tone.json", "--block", "3"]] {
+            let r = try CLI.run(args)
+            #expect(r.status == 2, "\(args): \(r.stderr)")
+            #expect(r.stderrLines.count == 1 && r.stderr.hasPrefix("audiograph: "), "\(args): \(r.stderr)")
+        }
+    }
+
+    @Test func unwritableOutputIsARuntimeError() throws {
+        let r = try CLI.run(["run", "Graphs/tone.json", "--set", "out.path=/nonexistent-dir/x.wav"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("node \"out\"") && r.stderr.contains("cannot create"), "\(r.stderr)")
+    }
+}

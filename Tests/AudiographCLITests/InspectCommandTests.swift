@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+/// `validate`, `nodes`, `dot` and help: the manual must be true.
+@Suite struct InspectCommandTests {
+    @Test func validateReportsFormats() throws {
+        let r = try CLI.run(["validate", "Graphs/tone.json"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("valid graph \"tone\"") && r.stdout.contains("mix (mixer) -> 48000 Hz stereo"))
+    }
+
+    @Test func nodesListsEveryTypeAndMatchesTheREADME() throws {
+        let text = try CLI.run(["nodes"])
+        for t in ["file-source", "wav-sink", "null-sink", "gain", "mixer", "test-signal", "level-meter"] {
+            #expect(text.stdout.contains("\(t)  ("), "\(t) listed")
+        }
+        let md = try CLI.run(["nodes", "--markdown"]).stdout
+        let readme = try String(contentsOf: CLI.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains(md.trimmingCharacters(in: .whitespacesAndNewlines)),
+                "README's node reference is `audiograph nodes --markdown` (regenerate it)")
+    }
+
+    @Test func dotDrawsNodesAndFormats() throws {
+        let r = try CLI.run(["dot", "Graphs/tone.json"])
+        #expect(r.status == 0)
+        #expect(r.stdout.hasPrefix("digraph \"tone\" {"))
+        #expect(r.stdout.contains("\"mix\" -> \"meter\" [label=\"48000 Hz stereo\"]"))
+    }
+
+    @Test func everyCommandHasHelp() throws {
+        for c in ["run", "validate", "nodes", "dot"] {
+            let r = try CLI.run([c, "--help"])
+            #expect(r.status == 0 && r.stdout.contains("USAGE: audiograph \(c)"))
+        }
+        let top = try CLI.run(["--help"])
+        #expect(top.stdout.contains("COMMANDS:"))
+    }
+
+    @Test func everyBundledGraphValidates() throws {
+        let dir = CLI.packageRoot.appendingPathComponent("Graphs")
+        for f in try FileManager.default.contentsOfDirectory(atPath: dir.path) where f.hasSuffix(".json") {
+            let r = try CLI.run(["validate", "--set", "dummy.x=1", "Graphs/\(f)"])
+            _ = r
+            let ok = try CLI.run(["dot", "--no-formats", "Graphs/\(f)"])
+            #expect(ok.status == 0, "\(f): \(ok.stderr)")
+        }
+    }
+}
