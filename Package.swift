@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(
             name: "CPocketSphinx", pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]),
+        /// SIMD inner loops with run-time CPU dispatch (AVX2+FMA or SSE).
+        .target(name: "CDSPKernels", cSettings: [.unsafeFlags(["-O3"])]),
         /// Counts heap allocations made while a thread-local flag is set (bench only).
         .target(name: "CAllocCounter"),
 
@@ -30,12 +32,15 @@ let package = Package(
             // The render path touches class state once per block per node; runtime
             // exclusivity checks there cost ~3% of engine throughput (Tools/bench engine).
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
-        .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CFFTW"]),
+        .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CFFTW", "CDSPKernels"]),
         .target(name: "AudioGraphPulse", dependencies: ["AudioGraphCore", "CPulse"]),
         .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "CPocketSphinx"]),
         .target(
             name: "AudioGraph",
             dependencies: ["AudioGraphCore", "AudioGraphDSP", "AudioGraphPulse", "AudioGraphSpeech"]),
+
+        /// Test support: in-memory sources, offline rendering, signals (tests only).
+        .target(name: "AudioGraphTestSupport", dependencies: ["AudioGraphCore"]),
 
         // MARK: Executables
         .executableTarget(name: "audiograph", dependencies: ["AudioGraph"]),
@@ -43,6 +48,7 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "AudioGraphCoreTests", dependencies: ["AudioGraphCore"]),
+        .testTarget(name: "AudioGraphDSPTests", dependencies: ["AudioGraphDSP", "AudioGraph", "AudioGraphTestSupport"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph"]),
         .testTarget(name: "AudiographCLITests", dependencies: ["AudioGraph"]),
     ],

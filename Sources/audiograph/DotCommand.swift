@@ -26,8 +26,12 @@ enum DotCommand: Command {
         let path = try args.positional("graph file")
         try args.finish(name)
         let graph = try GraphLoading.load(path, sources: sources, sets: sets)
-        let formats = noFormats ? nil : try NegotiatedGraph(graph).formats
-        print(GraphDot.render(graph, formats: formats))
+        if noFormats {
+            print(GraphDot.render(graph))
+        } else {
+            let n = try NegotiatedGraph(graph)
+            print(GraphDot.render(n.graph, formats: n.formats))
+        }
         return 0
     }
 }

@@ -27,8 +27,11 @@ enum ValidateCommand: Command {
         let graph = try GraphLoading.load(path, sources: sources, sets: sets)
         let negotiated = try NegotiatedGraph(graph)
         print("\(path): valid graph \"\(graph.description.name)\": \(graph.nodes.count) nodes, \(graph.edges.count) connections")
-        for i in graph.order {
-            let n = graph.nodes[i]
+        for c in negotiated.insertions {
+            print("  inserted \(c.type) \"\(c.id)\": \(c.conversion)")
+        }
+        for i in negotiated.graph.order {
+            let n = negotiated.graph.nodes[i]
             let outs = negotiated.formats[i].map(\.description).joined(separator: ", ")
             print("  \(n.id) (\(n.descriptor.type))" + (outs.isEmpty ? "" : " -> \(outs)"))
         }

@@ -14,7 +14,8 @@ public enum GraphDot {
                 guard let v = n.parameters[p.name], v != p.defaultValue else { continue }
                 label += "\\n\(p.name)=\(v.description.replacingOccurrences(of: "\"", with: "\\\""))"
             }
-            let shape = n.descriptor.role == .source ? ", shape=invhouse" : n.descriptor.role == .sink ? ", shape=house" : ""
+            var shape = n.descriptor.role == .source ? ", shape=invhouse" : n.descriptor.role == .sink ? ", shape=house" : ""
+            if n.id.contains("->") { shape += ", style=\"rounded,dashed\", color=gray40" }
             lines.append("  \(JSONLine.quote(n.id)) [label=\"\(label)\"\(shape)];")
         }
         for e in graph.edges {

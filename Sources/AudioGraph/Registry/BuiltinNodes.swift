@@ -1,11 +1,28 @@
 import AudioGraphCore
+import AudioGraphDSP
 
 extension NodeRegistry {
     /// Every node type that ships with audiograph. A new node type is its file, one line
     /// here, and tests.
     public static let builtin: NodeRegistry = {
         var r = NodeRegistry.core
-        _ = r
+        r.register(Resampler.descriptor)
+        r.converter = NodeRegistry.formatConverter
         return r
     }()
+
+    /// Converts channels with a `mixer` and rates with a `resampler` (quality `high`),
+    /// mixing down before resampling and up after, so the resampler runs on the fewest
+    /// channels (GStreamer's audioconvert ! audioresample, AVAudioEngine's mixer).
+    public static let formatConverter: ConverterFactory = { from, to in
+        var steps: [ConversionStep] = []
+        let mix = ConversionStep(descriptor: Mixer.descriptor, params: ["channels": .number(Double(to.channelCount))])
+        if to.channelCount < from.channelCount { steps.append(mix) }
+        if to.sampleRate != from.sampleRate {
+            steps.append(ConversionStep(descriptor: Resampler.descriptor,
+                                        params: ["rate": .number(to.sampleRate), "quality": "high"]))
+        }
+        if to.channelCount > from.channelCount { steps.append(mix) }
+        return steps
+    }
 }

@@ -28,8 +28,9 @@ final class RenderPlan {
 
     /// Instantiates, opens, negotiates formats and prepares every node.
     /// Throws `GraphError` (the graph cannot work) or `EngineError` (a file or device failed).
-    static func compile(_ graph: ValidatedGraph, blockFrames: Int) throws -> RenderPlan {
-        let n = try NegotiatedGraph(graph, blockFrames: blockFrames)
+    static func compile(_ validated: ValidatedGraph, blockFrames: Int) throws -> RenderPlan {
+        let n = try NegotiatedGraph(validated, blockFrames: blockFrames)
+        let graph = n.graph
         var steps: [Int: RenderStep] = [:]
         var ordered: [RenderStep] = []
         for i in graph.order {

@@ -21,6 +21,11 @@ public protocol AudioNode: AnyObject {
     /// Throws when the node cannot accept the inputs it is offered.
     func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat]
 
+    /// The format this node takes on input `bus` when offered `offered` (with `all` the
+    /// formats offered on every input). When it differs, the engine inserts a conversion
+    /// (or reports a mismatch where the connection says `"convert": false`).
+    func acceptedFormat(forInput bus: Int, offered: StreamFormat, all: [StreamFormat]) -> StreamFormat
+
     /// Largest block this node can output for an input block of `frames` frames
     /// (sources: for a block of `frames` frames requested by the engine).
     func maxOutputFrames(forInputFrames frames: Int) -> Int
@@ -53,6 +58,9 @@ extension AudioNode {
         inputs.isEmpty ? [] : [inputs[0]]
     }
     public func maxOutputFrames(forInputFrames frames: Int) -> Int { frames }
+    public func acceptedFormat(forInput bus: Int, offered: StreamFormat, all: [StreamFormat]) -> StreamFormat {
+        offered
+    }
     public func prepare(_ context: PrepareContext) throws(EngineError) {}
     public func finish(_ reason: EndReason) throws(EngineError) {}
     public func reset() {}

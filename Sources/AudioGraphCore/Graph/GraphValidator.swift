@@ -162,7 +162,8 @@ public enum GraphValidator {
         }
 
         if !errors.isEmpty { return .failure(GraphErrors(errors)) }
-        return .success(ValidatedGraph(description: graph, nodes: nodes, edges: edges, order: order))
+        return .success(ValidatedGraph(description: graph, nodes: nodes, edges: edges, order: order,
+                                       converter: registry.converter))
     }
 
     /// The candidate nearest to `word` by edit distance, if it is near enough to suggest.

@@ -8,6 +8,11 @@ public struct NodeRegistry: Sendable {
     /// Descriptors in registration order (documentation order).
     public private(set) var descriptors: [NodeDescriptor] = []
 
+    /// Node types (with parameters) that convert one format into another, in the order
+    /// they are inserted on a connection whose ends disagree. Without one, a mismatch is an
+    /// error. `NodeRegistry.core` converts channels only; `.builtin` adds rates.
+    public var converter: ConverterFactory? = NodeRegistry.channelConverter
+
     public init(_ descriptors: [NodeDescriptor] = []) {
         for d in descriptors { register(d) }
     }
@@ -24,9 +29,28 @@ public struct NodeRegistry: Sendable {
     /// The descriptor for graph-file type `type`.
     public subscript(type: String) -> NodeDescriptor? { table[type] }
 
+    /// Channel conversion with a `mixer` (rates must already agree).
+    public static let channelConverter: ConverterFactory = { from, to in
+        from.channelCount == to.channelCount ? []
+            : [ConversionStep(descriptor: Mixer.descriptor, params: ["channels": .number(Double(to.channelCount))])]
+    }
+
     /// The C-free node types that live in this module.
     public static let core = NodeRegistry([
         FileSource.descriptor, TestSignalSource.descriptor, Gain.descriptor, Mixer.descriptor,
         LevelMeter.descriptor, WAVSink.descriptor, NullSink.descriptor,
     ])
 }
+
+/// One node the engine inserts to convert a connection's format.
+public struct ConversionStep: Sendable {
+    public var descriptor: NodeDescriptor
+    public var params: [String: ParameterValue]
+    public init(descriptor: NodeDescriptor, params: [String: ParameterValue]) {
+        self.descriptor = descriptor
+        self.params = params
+    }
+}
+
+/// The conversion steps from one format to another, in order ([] when none is needed).
+public typealias ConverterFactory = @Sendable (_ from: StreamFormat, _ to: StreamFormat) -> [ConversionStep]

@@ -24,6 +24,8 @@ public struct ValidatedGraph: Sendable {
     public var edges: [Edge]
     /// Node indices, each after all of its upstream nodes.
     public var order: [Int]
+    /// How to convert formats on connections whose ends disagree (from the registry).
+    public var converter: ConverterFactory?
 
     /// Edges into node `index`, by input bus.
     public func inputs(of index: Int) -> [Edge] {

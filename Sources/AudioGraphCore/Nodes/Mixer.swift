@@ -29,6 +29,11 @@ public final class Mixer: AudioNode {
         self.nodeId = nodeId
     }
 
+    /// Every input at the rate of input 0 (channel counts may differ).
+    public func acceptedFormat(forInput bus: Int, offered: StreamFormat, all: [StreamFormat]) -> StreamFormat {
+        StreamFormat(sampleRate: all[0].sampleRate, channelCount: offered.channelCount)
+    }
+
     public func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] {
         let rate = inputs[0].sampleRate
         if let other = inputs.firstIndex(where: { $0.sampleRate != rate }) {

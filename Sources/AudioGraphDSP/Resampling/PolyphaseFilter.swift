@@ -1,0 +1,71 @@
+import Foundation
+
+/// The coefficient tables of a rational polyphase resampler (out/in = L/M), designed at
+/// set-up: a Kaiser-windowed sinc low-pass split into L phases.
+///
+/// Output sample k lies at input time t = k·M/L = i + p/L (integer i, phase p). With the
+/// kernel centred on t, it is the dot product of `phase(p)` with input frames
+/// i - halfTaps + 1 ... i + halfTaps, so its time is exactly t: the filter's delay is
+/// compensated by construction and an impulse at input time t comes out at t.
+struct PolyphaseFilter {
+    /// Interpolation factor (phases) and decimation step, reduced.
+    let up: Int
+    let down: Int
+    /// Coefficients per phase (even, a multiple of 8 for SIMD).
+    let taps: Int
+    /// `up` phases × `taps` coefficients, each phase stored in dot-product order.
+    let coefficients: [Float]
+
+    var halfTaps: Int { taps / 2 }
+
+    /// Designs the filter for `inputRate` → `outputRate`. Rates must be whole Hz.
+    init(inputRate: Int, outputRate: Int, quality: ResamplerQuality) {
+        let g = gcd(inputRate, outputRate)
+        up = outputRate / g
+        down = inputRate / g
+        let edge = Double(min(inputRate, outputRate)) / 2
+        // Transition width in input-rate cycles per sample, and the Kaiser design rule.
+        let transition = (quality.stopband - quality.passband) * edge / Double(inputRate)
+        let a = quality.attenuation
+        var t = Int(((a - 7.95) / (14.36 * transition)).rounded(.up)) + 2
+        t = (t + 7) / 8 * 8
+        taps = max(8, t)
+        let beta = a > 50 ? 0.1102 * (a - 8.7) : 0.5842 * pow(a - 21, 0.4) + 0.07886 * (a - 21)
+        // Cut-off in the middle of the transition band, as a fraction of the input rate.
+        let fc = (quality.passband + quality.stopband) / 2 * edge / Double(inputRate)
+        let half = Double(taps) / 2
+        let i0beta = besselI0(beta)
+        var h = [Float](repeating: 0, count: up * taps)
+        var sum = 0.0
+        var raw = [Double](repeating: 0, count: up * taps)
+        for p in 0..<up {
+            for r in 0..<taps {
+                // Coefficient for input frame i - halfTaps + 1 + r at offset x from t.
+                let x = Double(r - taps / 2 + 1) - Double(p) / Double(up)
+                guard abs(x) < half else { continue }
+                let w = besselI0(beta * (1 - (x / half) * (x / half)).squareRoot()) / i0beta
+                let s = x == 0 ? 2 * fc : sin(2 * .pi * fc * x) / (.pi * x)
+                raw[p * taps + r] = s * w
+                sum += s * w
+            }
+        }
+        // Unity gain at DC, averaged over phases.
+        let scale = Double(up) / sum
+        for k in raw.indices { h[k] = Float(raw[k] * scale) }
+        coefficients = h
+    }
+}
+
+func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+
+/// Modified Bessel function of the first kind, order 0 (series; converges fast for β ≤ 20).
+func besselI0(_ x: Double) -> Double {
+    var sum = 1.0, term = 1.0
+    let q = x * x / 4
+    for k in 1..<64 {
+        term *= q / Double(k * k)
+        sum += term
+        if term < sum * 1e-17 { break }
+    }
+    return sum
+}

@@ -1,0 +1,44 @@
+import AudioGraphCore
+import Synchronization
+
+/// Runs one node type over in-memory audio through the real engine and returns what it
+/// output (GstHarness-style), so unit tests exercise nodes exactly as graphs do.
+public enum OfflineRender {
+    /// Plays `input` (one array per channel, at `rate`) through a node of `type` with
+    /// `params` and returns the output channels and the events the run reported.
+    public static func run(
+        _ type: String, _ params: [String: ParameterValue] = [:], input: [[Float]], rate: Double,
+        chunks: [Int] = [1024], registry: NodeRegistry
+    ) async throws -> (output: [[Float]], rate: Double, events: [EngineEvent]) {
+        var r = registry
+        let source = UncheckedSendable(ArraySource(rate: rate, channels: input, chunks: chunks))
+        r.register(ArraySource.descriptor { source.value })
+        var g = GraphDescription(name: "offline")
+        g.addNode("in", type: "array-source")
+        g.addNode("node", type: type, params)
+        g.addNode("out", type: "null-sink")
+        g.connect("in", to: "node")
+        g.connect("node", to: "out")
+        let engine = try AudioEngine(graph: g, registry: r, options: .init(blockFrames: chunks.max() ?? 1024))
+        try engine.prepare()
+        let collected = Mutex<[[Float]]>([])
+        let events = Mutex<[EngineEvent]>([])
+        engine.setEventHandler { e in events.withLock { $0.append(e) } }
+        let tap = try engine.installTap(onNode: "node", bufferSize: 4096) { b in
+            collected.withLock { all in
+                if all.isEmpty { all = Array(repeating: [], count: b.channelCount) }
+                for c in 0..<b.channelCount { all[c].append(contentsOf: b.samples(c)) }
+            }
+        }
+        _ = try await engine.run()
+        let out = collected.withLock { $0 }
+        return (out.isEmpty ? Array(repeating: [], count: tap.format.channelCount) : out, tap.format.sampleRate,
+                events.withLock { $0 })
+    }
+}
+
+/// Carries a value into a @Sendable closure whose single use is on one thread at a time.
+public struct UncheckedSendable<T>: @unchecked Sendable {
+    public let value: T
+    public init(_ value: T) { self.value = value }
+}

@@ -1,0 +1,14 @@
+#pragma once
+#include <stdint.h>
+
+/// Runs a rational polyphase FIR for `count` outputs.
+///
+/// Output k (0 <= k < count) is at input position (first + k) * down / up = i + p / up and is
+/// the dot product of phase p of `coefficients` (up phases x taps, each contiguous) with
+/// `history[i - taps / 2 + 1 - base ...]` (taps samples). The caller guarantees every read
+/// lies inside `history`. Picks an AVX2+FMA kernel at run time where the CPU has one.
+void ag_polyphase_run(const float *coefficients, int64_t taps, int64_t up, int64_t down,
+                      const float *history, int64_t base, int64_t first, int64_t count, float *out);
+
+/// Name of the kernel in use ("avx2-fma" or "sse").
+const char *ag_polyphase_kernel(void);
