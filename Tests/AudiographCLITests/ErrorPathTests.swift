@@ -72,8 +72,8 @@ import Testing
          "parameter \"rate\": expected a whole number"),
         (#"{"nodes": [{"id": "s", "type": "test-signal"}, {"id": "o", "type": "null-sink"}], "connections": [{"from": "s", "to": "o", "colour": 1}]}"#,
          "unknown key \"colour\""),
-        (#"{"nodes": [{"id": "a", "type": "test-signal", "params": {"rate": 8000}}, {"id": "b", "type": "test-signal"}, {"id": "m", "type": "mixer"}, {"id": "o", "type": "null-sink"}], "connections": [{"from": "a", "to": "m"}, {"from": "b", "to": "m"}, {"from": "m", "to": "o"}]}"#,
-         "node \"m\": input 1 is 48000 Hz mono but input 0 is 8000 Hz mono"),
+        (#"{"nodes": [{"id": "a", "type": "test-signal", "params": {"rate": 8000}}, {"id": "b", "type": "test-signal"}, {"id": "m", "type": "mixer"}, {"id": "o", "type": "null-sink"}], "connections": [{"from": "a", "to": "m"}, {"from": "b", "to": "m", "convert": false}, {"from": "m", "to": "o"}]}"#,
+         "node \"m\": \"b\" gives 48000 Hz mono but \"m\" takes 8000 Hz mono on input 1 (\"convert\": false)"),
     ]
 
     @Test(arguments: badGraphs.indices)
