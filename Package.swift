@@ -44,7 +44,7 @@ let package = Package(
 
         // MARK: Executables
         .executableTarget(name: "audiograph", dependencies: ["AudioGraph"]),
-        .executableTarget(name: "audiograph-bench", dependencies: ["AudioGraph", "CAllocCounter"]),
+        .executableTarget(name: "audiograph-bench", dependencies: ["AudioGraph", "AudioGraphDSP", "CAllocCounter"]),
 
         // MARK: Tests
         .testTarget(name: "AudioGraphCoreTests", dependencies: ["AudioGraphCore"]),

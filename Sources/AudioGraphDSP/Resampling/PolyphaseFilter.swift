@@ -69,3 +69,11 @@ func besselI0(_ x: Double) -> Double {
     }
     return sum
 }
+
+/// Filter length for documentation and benchmarks.
+public enum PolyphaseTaps {
+    /// Coefficients per output sample for a rate pair and preset name.
+    public static func count(from: Int, to: Int, quality: String) -> Int {
+        PolyphaseFilter(inputRate: from, outputRate: to, quality: ResamplerQuality(rawValue: quality) ?? .high).taps
+    }
+}
