@@ -83,7 +83,7 @@ enum CLI {
             return 2
         case let e as EngineError:
             printError(e.description)
-            return 1
+            return e.code == .model ? 2 : 1
         default:
             printError("\(error)")
             return 1

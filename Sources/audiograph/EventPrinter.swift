@@ -8,6 +8,7 @@ import Foundation
 final class EventPrinter: Sendable {
     let json: Bool
     let stderrIsTTY = isatty(STDERR_FILENO) == 1
+    let stdoutIsTTY = isatty(STDOUT_FILENO) == 1
 
     init(json: Bool) { self.json = json }
 
@@ -30,6 +31,12 @@ final class EventPrinter: Sendable {
             out(String(format: "%8.3f s  %@  speech ends", t, node))
         case .utteranceEnd(let node, let u, let t, _):
             out(String(format: "%8.3f s  %@  utterance %d ends", t, node, u))
+        case .partial(_, let u, let text):
+            if stdoutIsTTY {
+                FileHandle.standardOutput.write(Data("\r\u{1B}[K  [\(u)] \(text)".utf8))
+            }
+        case .final(_, let r):
+            out(String(format: "%8.3f s  [%d] %@  (confidence %.2f)", r.start, r.utterance, r.text, r.confidence))
         case .warning(let node, let message):
             err("audiograph: warning: " + (node.map { "node \"\($0)\": " } ?? "") + message)
         case .overrun(let node, let lost):
@@ -48,7 +55,7 @@ final class EventPrinter: Sendable {
     }
 
     private func out(_ line: String) {
-        let prefix = stderrIsTTY && !json ? "\r\u{1B}[K" : ""
+        let prefix = (stderrIsTTY || stdoutIsTTY) && !json ? "\r\u{1B}[K" : ""
         FileHandle.standardOutput.write(Data((prefix + line + "\n").utf8))
     }
 

@@ -87,6 +87,19 @@ extension EngineEvent {
             j.add("type", "speech-end"); j.add("t", t); j.add("decided", decided); j.add("node", node)
         case .utteranceEnd(let node, let utterance, let t, let decided):
             j.add("type", "utterance-end"); j.add("utterance", utterance); j.add("t", t); j.add("decided", decided); j.add("node", node)
+        case .partial(let node, let utterance, let text):
+            j.add("type", "partial"); j.add("utterance", utterance); j.add("text", text); j.add("node", node)
+        case .final(let node, let r):
+            j.add("type", "final"); j.add("utterance", r.utterance); j.add("text", r.text)
+            j.add("start", r.start); j.add("end", r.end); j.add("confidence", r.confidence)
+            j.add("alternatives", raw: "[" + r.alternatives.map { a in
+                var x = JSONLine(); x.add("text", a.text); x.add("score", a.score); return x.text
+            }.joined(separator: ",") + "]")
+            j.add("words", raw: "[" + r.words.map { w in
+                var x = JSONLine(); x.add("word", w.word); x.add("start", w.start); x.add("end", w.end)
+                x.add("confidence", w.confidence); return x.text
+            }.joined(separator: ",") + "]")
+            j.add("node", node)
         case .warning(let node, let message):
             j.add("type", "warning"); if let node { j.add("node", node) }; j.add("message", message)
         case .overrun(let node, let lost):

@@ -1,5 +1,6 @@
 import AudioGraphCore
 import AudioGraphDSP
+import AudioGraphSpeech
 
 extension NodeRegistry {
     /// Every node type that ships with audiograph. A new node type is its file, one line
@@ -7,6 +8,7 @@ extension NodeRegistry {
     public static let builtin: NodeRegistry = {
         var r = NodeRegistry.core
         r.register(Resampler.descriptor)
+        r.register(Recognizer.descriptor)
         r.converter = NodeRegistry.formatConverter
         return r
     }()

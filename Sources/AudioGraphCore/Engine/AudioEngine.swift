@@ -6,7 +6,7 @@ import Synchronization
 ///
 ///     control thread          render thread                delivery thread
 ///     start/stop/cancel ──►   renderBlock() per block ──►  events ─► onEvent / events stream
-///     installTap          ──► TapQueue (SPSC, bounded) ──► tap blocks in client sizes
+///     installTap          ──► BlockQueue (SPSC, bounded) ──► tap blocks in client sizes
 ///
 /// File-fed graphs render as fast as they can (or paced to real time with
 /// `Options.realtime`); both produce identical audio and events. With live input the
@@ -328,6 +328,9 @@ public final class AudioEngine: @unchecked Sendable {
                     case .state(let s): deliver(.state(s))
                     case .end(let reason):
                         drainTaps(flush: true)
+                        for step in plan.steps {
+                            for e in step.node.takeEvents(nodeId: step.id) { deliver(e) }
+                        }
                         let dropped = outlet.dropped.load(ordering: .relaxed)
                         if dropped > reportedDrops {
                             deliver(.warning(node: nil, message: "\(dropped) events were dropped (event queue full)"))
@@ -351,6 +354,12 @@ public final class AudioEngine: @unchecked Sendable {
                 if let e = step.node.publicEvent(raw, nodeId: step.id) { deliver(e) }
             }
             if drainTaps(flush: false) { worked = true }
+            for step in plan.steps {
+                for e in step.node.takeEvents(nodeId: step.id) {
+                    worked = true
+                    deliver(e)
+                }
+            }
             let dropped = outlet.dropped.load(ordering: .relaxed)
             if dropped > reportedDrops && dropped - reportedDrops >= 100 {
                 deliver(.overrun(node: "engine", lost: dropped - reportedDrops))

@@ -16,7 +16,7 @@ public final class Tap: @unchecked Sendable {
     /// Format of the delivered buffers (the bus format).
     public let format: StreamFormat
 
-    let queue: TapQueue
+    let queue: BlockQueue
     private let block: @Sendable (AudioBuffer) -> Void
     private var pending: AudioBuffer?  // delivery thread only
     private var expectedTime: Int64 = -1
@@ -28,7 +28,7 @@ public final class Tap: @unchecked Sendable {
         self.bufferSize = bufferSize
         self.format = point.format
         let blockCount = max(16, 4 * (bufferSize / max(point.maxFrames, 1) + 1))
-        queue = TapQueue(format: point.format, maxFrames: point.maxFrames, blockCount: blockCount, policy: policy)
+        queue = BlockQueue(format: point.format, maxFrames: point.maxFrames, blockCount: blockCount, policy: policy)
         self.block = block
     }
 

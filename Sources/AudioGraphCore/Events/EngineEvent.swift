@@ -10,6 +10,10 @@ public enum EngineEvent: Sendable, Equatable {
     case speechEnd(node: String, t: Double, decided: Double)
     /// An utterance was closed by an end-of-speech detector.
     case utteranceEnd(node: String, utterance: Int, t: Double, decided: Double)
+    /// The current hypothesis of the utterance in progress (changes as speech goes on).
+    case partial(node: String, utterance: Int, text: String)
+    /// The final result of an utterance.
+    case final(node: String, result: RecognitionResult)
     /// Something the user should know that does not stop the run.
     case warning(node: String?, message: String)
     /// A bounded queue was full and `lost` items were dropped.

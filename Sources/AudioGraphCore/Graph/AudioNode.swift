@@ -48,6 +48,10 @@ public protocol AudioNode: AnyObject {
     /// Turns a raw event this node emitted into a public event. Delivery thread.
     func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent?
 
+    /// Events a node produced off the render thread (a recognizer's results), taken by the
+    /// delivery thread in order. Delivery thread; may lock (not real-time).
+    func takeEvents(nodeId: String) -> [EngineEvent]
+
     /// Total frames a source will produce, when known (for progress displays).
     var durationFrames: Int64? { get }
 }
@@ -70,6 +74,7 @@ extension AudioNode {
     public func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
         raw.standardEvent(nodeId: nodeId)
     }
+    public func takeEvents(nodeId: String) -> [EngineEvent] { [] }
     public var durationFrames: Int64? { nil }
 }
 

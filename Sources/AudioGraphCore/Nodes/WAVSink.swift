@@ -20,7 +20,7 @@ public final class WAVSink: AudioNode {
 
     let path: String
     let sampleFormat: WAVFileWriter.SampleFormat
-    private var queue: TapQueue?
+    private var queue: BlockQueue?
     private var writer: WAVFileWriter?
     private var writerThread: Thread?
     private let done = Atomic<Bool>(false)
@@ -35,7 +35,7 @@ public final class WAVSink: AudioNode {
     public func prepare(_ context: PrepareContext) throws(EngineError) {
         let format = context.inputFormats[0]
         writer = try WAVFileWriter(path: path, format: format, sampleFormat: sampleFormat, maxFrames: context.maxFrames)
-        queue = TapQueue(format: format, maxFrames: context.maxFrames, blockCount: 64,
+        queue = BlockQueue(format: format, maxFrames: context.maxFrames, blockCount: 64,
                          policy: context.isLive ? .drop : .block)
         startWriter()
     }

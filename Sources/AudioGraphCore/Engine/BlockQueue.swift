@@ -1,24 +1,27 @@
 import Synchronization
 
-/// The render thread's copy of one tapped bus, handed to the delivery thread.
+/// Blocks of audio handed from the render thread to another thread: taps, file writers
+/// and the recognizer's decoding thread all use one.
 ///
 /// A ring of preallocated blocks, each as large as the bus's biggest block: the render
 /// thread copies the bus into the next free block (no allocation) and publishes it
 /// through an ``SPSCQueue`` of block indices; the delivery thread regroups blocks into the
 /// buffer size the client asked for. When the ring is full the policy decides: `.block`
 /// waits (file input), `.drop` loses the block and counts it (live input).
-final class TapQueue: @unchecked Sendable {
-    let blocks: [AudioBuffer]
+public final class BlockQueue: @unchecked Sendable {
+    /// The preallocated blocks (for their format and capacity).
+    public let blocks: [AudioBuffer]
     private let filled: SPSCQueue<Int32>
     private var nextBlock = 0  // render thread only
     private var freed: SPSCQueue<Int32>
-    let policy: BackpressurePolicy
+    public let policy: BackpressurePolicy
     /// Blocks dropped because the delivery thread fell behind.
-    let lostBlocks = Atomic<Int>(0)
+    public let lostBlocks = Atomic<Int>(0)
     /// Set when the tap is removed or the run cancelled: stop waiting for space.
-    let abandoned = Atomic<Bool>(false)
+    public let abandoned = Atomic<Bool>(false)
 
-    init(format: StreamFormat, maxFrames: Int, blockCount: Int, policy: BackpressurePolicy) {
+    /// Allocates `blockCount` blocks of `maxFrames` frames. Not real-time.
+    public init(format: StreamFormat, maxFrames: Int, blockCount: Int, policy: BackpressurePolicy) {
         blocks = (0..<blockCount).map { _ in AudioBuffer(format: format, frameCapacity: maxFrames) }
         filled = SPSCQueue(capacity: blockCount)
         freed = SPSCQueue(capacity: blockCount)
@@ -28,7 +31,7 @@ final class TapQueue: @unchecked Sendable {
 
     /// Copies `buffer` into the ring. Render thread; real-time safe.
     @inline(__always)
-    func write(_ buffer: AudioBuffer) {
+    public func write(_ buffer: AudioBuffer) {
         var slot = freed.pop()
         if slot == nil && policy == .block {
             while slot == nil && !abandoned.load(ordering: .relaxed) {
@@ -48,11 +51,11 @@ final class TapQueue: @unchecked Sendable {
     }
 
     /// The oldest filled block; pass it to `release` when done. Delivery thread.
-    func next() -> (Int32, AudioBuffer)? {
+    public func next() -> (Int32, AudioBuffer)? {
         guard let i = filled.pop() else { return nil }
         return (i, blocks[Int(i)])
     }
 
     /// Returns a block to the render thread. Delivery thread.
-    func release(_ index: Int32) { _ = freed.push(index) }
+    public func release(_ index: Int32) { _ = freed.push(index) }
 }

@@ -1,0 +1,142 @@
+import AudioGraphCore
+import CPocketSphinx
+import Foundation
+
+/// The one place that calls PocketSphinx (0.8 / 5prealpha `cmd_ln_t` API).
+///
+/// A decoder is loaded once per session and kept across utterances, so its cepstral mean
+/// normalisation carries over (a fresh decoder per utterance costs 10+ WER points).
+/// Not thread-safe: used by one decoding thread at a time.
+final class PocketSphinxDecoder {
+    /// What to recognise.
+    enum Search {
+        case languageModel(String)
+        case grammar(String)
+        case keyphrase(String, threshold: Double)
+    }
+
+    private let decoder: OpaquePointer
+    private let config: OpaquePointer
+    private let logmath: OpaquePointer
+    private(set) var inUtterance = false
+
+    /// Loads the model. Errors carry PocketSphinx's own message (a grammar's line, a file).
+    init(hmm: String, dict: String, search: Search) throws(EngineError) {
+        ag_ps_capture_log()
+        var args = ["audiograph", "-hmm", hmm, "-dict", dict, "-logfn", "/dev/null", "-bestpath", "yes"]
+        switch search {
+        case .languageModel(let lm): args += ["-lm", lm]
+        case .grammar(let g): args += ["-jsgf", g]
+        case .keyphrase(let k, let t): args += ["-keyphrase", k, "-kws_threshold", String(t)]
+        }
+        var cargs: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) }
+        defer { for p in cargs { free(p) } }
+        guard let cfg = cargs.withUnsafeMutableBufferPointer({
+            cmd_ln_parse_r(nil, ps_args(), Int32(args.count), $0.baseAddress, 1)
+        }) else {
+            throw EngineError(.model, "PocketSphinx rejected its configuration: \(Self.lastError())")
+        }
+        ag_ps_capture_log()
+        guard let ps = ps_init(cfg) else {
+            cmd_ln_free_r(cfg)
+            throw EngineError(.model, Self.lastError().isEmpty ? "PocketSphinx failed to load the model" : Self.lastError())
+        }
+        config = cfg
+        decoder = ps
+        logmath = ps_get_logmath(ps)
+    }
+
+    deinit {
+        ps_free(decoder)
+        cmd_ln_free_r(config)
+    }
+
+    /// PocketSphinx's last error message, cleaned of its source-location prefix.
+    static func lastError() -> String {
+        String(cString: ag_ps_last_error()).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func startUtterance() {
+        if ps_start_utt(decoder) >= 0 { inUtterance = true }
+    }
+
+    /// Decodes 16 kHz mono 16-bit samples.
+    func process(_ samples: UnsafePointer<Int16>, count: Int) {
+        guard inUtterance else { return }
+        _ = ps_process_raw(decoder, samples, count, 0, 0)
+    }
+
+    func endUtterance() {
+        guard inUtterance else { return }
+        _ = ps_end_utt(decoder)
+        inUtterance = false
+    }
+
+    /// The current best hypothesis, cleaned ("" when nothing yet).
+    func hypothesis() -> String {
+        var score: Int32 = 0
+        guard let h = ps_get_hyp(decoder, &score) else { return "" }
+        return Self.clean(String(cString: h))
+    }
+
+    /// The final result after `endUtterance`; times are offset by `start` seconds.
+    func result(utterance: Int, start: Double, end: Double, alternatives: Int) -> RecognitionResult {
+        var score: Int32 = 0
+        let text = ps_get_hyp(decoder, &score).map { Self.clean(String(cString: $0)) } ?? ""
+        let confidence = min(1, max(0, logmath_exp(logmath, ps_get_prob(decoder))))
+        var words: [RecognitionResult.Word] = []
+        var seg = ps_seg_iter(decoder)
+        while let s = seg {
+            if let w = ps_seg_word(s), let word = Self.word(String(cString: w)) {
+                var sf: Int32 = 0, ef: Int32 = 0
+                ps_seg_frames(s, &sf, &ef)
+                var ascr: Int32 = 0, lscr: Int32 = 0, lback: Int32 = 0
+                let p = logmath_exp(logmath, ps_seg_prob(s, &ascr, &lscr, &lback))
+                words.append(.init(word: word, start: start + Double(sf) / 100, end: start + Double(ef + 1) / 100,
+                                   confidence: min(1, max(0, p))))
+            }
+            seg = ps_seg_next(s)
+        }
+        var alts: [RecognitionResult.Alternative] = []
+        if alternatives > 0 {
+            // The best hypothesis first, then distinct n-best entries.
+            var seen: Set<String> = [text]
+            alts.append(.init(text: text, score: Int(score)))
+            var nb = ps_nbest(decoder)
+            var visited = 0
+            while let n = nb, alts.count < alternatives, visited < 50 {
+                visited += 1
+                var s: Int32 = 0
+                if let h = ps_nbest_hyp(n, &s) {
+                    let t = Self.clean(String(cString: h))
+                    if seen.insert(t).inserted { alts.append(.init(text: t, score: Int(s))) }
+                }
+                nb = ps_nbest_next(n)
+            }
+            if let n = nb { ps_nbest_free(n) }
+        }
+        return RecognitionResult(utterance: utterance, text: text, start: start, end: end, confidence: confidence,
+                                 alternatives: alts, words: words)
+    }
+
+    /// A word without pronunciation variant, or nil for fillers and noise tokens.
+    static func word(_ raw: String) -> String? {
+        if raw.hasPrefix("<") || raw.hasPrefix("[") || raw.hasPrefix("+") { return nil }
+        if let paren = raw.firstIndex(of: "("), raw.hasSuffix(")") { return String(raw[..<paren]) }
+        return raw
+    }
+
+    /// A hypothesis without fillers, noise tokens or variants.
+    static func clean(_ text: String) -> String {
+        text.split(separator: " ").compactMap { word(String($0)) }.joined(separator: " ")
+    }
+
+    /// Whether every word of `phrase` is in the dictionary; returns the first unknown word.
+    func firstUnknownWord(in phrase: String) -> String? {
+        for w in phrase.split(separator: " ") {
+            guard let pron = ps_lookup_word(decoder, String(w)) else { return String(w) }
+            free(pron)
+        }
+        return nil
+    }
+}

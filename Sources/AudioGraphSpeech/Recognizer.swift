@@ -1,0 +1,213 @@
+import AudioGraphCore
+import Foundation
+import Synchronization
+
+/// `recognizer`: recognises speech with PocketSphinx and reports partial and final results.
+///
+/// The render thread only copies 16 kHz mono blocks into a bounded queue; a decoding
+/// thread of the node's own feeds PocketSphinx. With file input a full queue makes the
+/// graph wait (nothing lost); with live input blocks are dropped and counted. Results reach
+/// the event stream through `takeEvents` on the delivery thread.
+///
+///     render thread ──► BlockQueue (64 blocks) ──► decoding thread ──► results ──► delivery thread
+public final class Recognizer: AudioNode {
+    public static let descriptor = NodeDescriptor(
+        type: "recognizer",
+        summary: "Recognises speech (PocketSphinx): partial and final results with alternatives, word times, confidence.",
+        role: .sink,
+        parameters: [
+            ParameterSpec("hmm", .path, default: .string(SpeechModel.defaultHMM), help: "acoustic model directory"),
+            ParameterSpec("lm", .path, default: .string(SpeechModel.defaultLM), help: "language model (dictation)"),
+            ParameterSpec("dict", .path, default: .string(SpeechModel.defaultDict), help: "pronunciation dictionary"),
+            ParameterSpec("grammar", .path, help: "JSGF grammar file (commands); replaces the language model"),
+            ParameterSpec("keyphrase", .string, help: "phrase to spot (wake word); replaces the language model"),
+            ParameterSpec("threshold", .number(1e-100...1), default: 1e-20, help: "keyphrase detection threshold"),
+            ParameterSpec("partials", .number(0...10), default: 0.25, unit: "s",
+                          help: "at most one partial result per this much audio (0: none)"),
+            ParameterSpec("alternatives", .integer(0...20), default: 3, help: "n-best alternatives in final results"),
+            ParameterSpec("continuous", .bool, default: true,
+                          help: "keep recognising utterance after utterance (false: end the run after the first)"),
+        ],
+        make: { p throws(GraphError) in try Recognizer(p) })
+
+    let hmm: String, dict: String
+    let search: PocketSphinxDecoder.Search
+    let partialFrames: Int
+    let alternatives: Int
+    let continuous: Bool
+    private var decoder: PocketSphinxDecoder?
+    private var queue: BlockQueue?
+    private var thread: Thread?
+    private let done = Atomic<Bool>(false)
+    private let cancelled = Atomic<Bool>(false)
+    private let exited = Atomic<Bool>(true)
+    private let results = Mutex<[EngineEvent]>([])
+    private var nodeId = "recognizer"
+
+    init(_ p: ResolvedParameters) throws(GraphError) {
+        nodeId = p.nodeId
+        hmm = p.string("hmm") ?? SpeechModel.defaultHMM
+        dict = p.string("dict") ?? SpeechModel.defaultDict
+        let grammar = p.string("grammar"), keyphrase = p.string("keyphrase")
+        if grammar != nil && keyphrase != nil {
+            throw p.error("keyphrase", "give either a grammar or a keyphrase, not both")
+        }
+        func mustExist(_ path: String, _ param: String, directory: Bool = false) throws(GraphError) {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue == directory else {
+                throw p.error(param, "\(path): no such \(directory ? "model directory" : "file")",
+                              suggestion: param == "grammar" ? nil : "install Debian's pocketsphinx-en-us or point \(param) at a model")
+            }
+        }
+        try mustExist(hmm, "hmm", directory: true)
+        try mustExist(hmm + "/mdef", "hmm")
+        try mustExist(dict, "dict")
+        if let grammar {
+            try mustExist(grammar, "grammar")
+            search = .grammar(grammar)
+        } else if let keyphrase {
+            guard !keyphrase.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw p.error("keyphrase", "expected a phrase, got an empty string")
+            }
+            search = .keyphrase(keyphrase.lowercased(), threshold: p.number("threshold", 1e-20))
+        } else {
+            let lm = p.string("lm") ?? SpeechModel.defaultLM
+            try mustExist(lm, "lm")
+            search = .languageModel(lm)
+        }
+        partialFrames = Int(p.number("partials", 0.25) * 16000)
+        alternatives = p.integer("alternatives", 3)
+        continuous = p.bool("continuous", true)
+    }
+
+    /// PocketSphinx's models are 16 kHz mono; the engine converts anything else.
+    public func acceptedFormat(forInput bus: Int, offered: StreamFormat, all: [StreamFormat]) -> StreamFormat {
+        StreamFormat(sampleRate: 16000, channelCount: 1)
+    }
+
+    /// Loads the model (before the run announces `listening`).
+    public func open() throws(EngineError) {
+        guard decoder == nil else { return }
+        do {
+            decoder = try PocketSphinxDecoder(hmm: hmm, dict: dict, search: search)
+        } catch {
+            var e = error
+            e.parameter = switch search {
+            case .grammar: "grammar"
+            case .keyphrase: "keyphrase"
+            case .languageModel: "lm"
+            }
+            throw e
+        }
+    }
+
+    public func prepare(_ context: PrepareContext) throws(EngineError) {
+        queue = BlockQueue(format: StreamFormat(sampleRate: 16000, channelCount: 1), maxFrames: context.maxFrames,
+                         blockCount: 256, policy: context.isLive ? .drop : .block)
+        startThread()
+    }
+
+    public func process(_ io: inout ProcessIO) -> FlowStatus {
+        let input = io.inputs[0]
+        if input.frameLength > 0 { queue.unsafelyUnwrapped.write(input) }
+        return .ok
+    }
+
+    public func finish(_ reason: EndReason) throws(EngineError) {
+        if reason == .cancelled || reason == .error {
+            cancelled.store(true, ordering: .relaxed)
+            queue?.abandoned.store(true, ordering: .relaxed)
+        }
+        done.store(true, ordering: .releasing)
+        while !exited.load(ordering: .acquiring) { usleep(1000) }
+        if let q = queue, q.lostBlocks.load(ordering: .relaxed) > 0 {
+            results.withLock {
+                $0.append(.overrun(node: nodeId, lost: q.lostBlocks.load(ordering: .relaxed)))
+            }
+        }
+    }
+
+    public func reset() {
+        done.store(false, ordering: .relaxed)
+        cancelled.store(false, ordering: .relaxed)
+        startThread()
+    }
+
+    public func takeEvents(nodeId: String) -> [EngineEvent] {
+        results.withLock { r in
+            defer { r.removeAll(keepingCapacity: true) }
+            return r
+        }
+    }
+
+    private func startThread() {
+        guard let queue, let decoder else { return }
+        exited.store(false, ordering: .relaxed)
+        let box = UncheckedSendable((self, queue, decoder))
+        let t = Thread {
+            let (node, queue, decoder) = box.value
+            node.decode(queue, decoder)
+            node.exited.store(true, ordering: .releasing)
+        }
+        t.name = "audiograph.recognizer"
+        thread = t
+        t.start()
+    }
+
+    /// The decoding thread: utterance = the whole stream (until VAD boundaries arrive).
+    private func decode(_ queue: BlockQueue, _ decoder: PocketSphinxDecoder) {
+        let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: queue.blocks[0].frameCapacity)
+        defer { scratch.deallocate() }
+        var utterance = 0
+        var start = 0.0, end = 0.0
+        var sinceLastPartial = 0
+        var lastPartial = ""
+        while true {
+            if let (index, block) = queue.next() {
+                if cancelled.load(ordering: .relaxed) {
+                    queue.release(index)
+                    continue
+                }
+                if !decoder.inUtterance {
+                    utterance += 1
+                    start = block.time
+                    decoder.startUtterance()
+                }
+                let n = block.frameLength
+                let x = block.channel(0)
+                for i in 0..<n { scratch[i] = Int16(max(-32768, min(32767, (x[i] * 32768).rounded()))) }
+                decoder.process(scratch, count: n)
+                end = block.time + Double(n) / 16000
+                queue.release(index)
+                sinceLastPartial += n
+                if partialFrames > 0 && sinceLastPartial >= partialFrames {
+                    sinceLastPartial = 0
+                    let h = decoder.hypothesis()
+                    if h != lastPartial && !h.isEmpty {
+                        lastPartial = h
+                        let u = utterance
+                        let id = nodeId
+                        results.withLock { $0.append(.partial(node: id, utterance: u, text: h)) }
+                    }
+                }
+            } else if done.load(ordering: .acquiring) {
+                if queue.next() != nil { continue }
+                break
+            } else {
+                usleep(1000)
+            }
+        }
+        guard decoder.inUtterance else { return }
+        decoder.endUtterance()
+        guard !cancelled.load(ordering: .relaxed) else { return }
+        let r = decoder.result(utterance: utterance, start: start, end: end, alternatives: alternatives)
+        let id = nodeId
+        results.withLock { $0.append(.final(node: id, result: r)) }
+    }
+}
+
+/// Carries a value into a thread that becomes its only user.
+struct UncheckedSendable<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
