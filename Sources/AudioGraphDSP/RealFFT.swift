@@ -13,6 +13,7 @@ public final class RealFFT {
     /// Spectrum: `size / 2 + 1` complex bins, as (re, im) pairs.
     public let output: UnsafeMutablePointer<Float>
     private let plan: fftwf_plan
+    private let inversePlan: fftwf_plan
 
     /// Plans a transform of `size` samples. Not real-time.
     public init?(size: Int) {
@@ -24,17 +25,21 @@ public final class RealFFT {
         output = o.bindMemory(to: Float.self, capacity: 2 * (size / 2 + 1))
         input.initialize(repeating: 0, count: size)
         let complexOut = o.bindMemory(to: fftwf_complex.self, capacity: size / 2 + 1)
-        guard let p = fftwf_plan_dft_r2c_1d(Int32(size), input, complexOut, UInt32(FFTW_ESTIMATE)) else {
+        guard let p = fftwf_plan_dft_r2c_1d(Int32(size), input, complexOut, UInt32(FFTW_ESTIMATE)),
+              let q = fftwf_plan_dft_c2r_1d(Int32(size), complexOut, input, UInt32(FFTW_ESTIMATE))
+        else {
             fftwf_free(i)
             fftwf_free(o)
             return nil
         }
         self.size = size
         plan = p
+        inversePlan = q
     }
 
     deinit {
         fftwf_destroy_plan(plan)
+        fftwf_destroy_plan(inversePlan)
         fftwf_free(input)
         fftwf_free(output)
     }
@@ -42,6 +47,11 @@ public final class RealFFT {
     /// Transforms `input` into `output`. Real-time safe.
     @inline(__always)
     public func transform() { fftwf_execute(plan) }
+
+    /// Transforms the spectrum in `output` back into `input` (unnormalised: × size; the
+    /// spectrum is overwritten). Real-time safe.
+    @inline(__always)
+    public func inverse() { fftwf_execute(inversePlan) }
 
     /// Squared magnitude of bin `k` (0...size/2).
     @inline(__always)

@@ -43,6 +43,7 @@ public final class Recognizer: AudioNode {
     private let exited = Atomic<Bool>(true)
     private let results = Mutex<[EngineEvent]>([])
     private var nodeId = "recognizer"
+    private var segmentation = Segmentation.whole
 
     init(_ p: ResolvedParameters) throws(GraphError) {
         nodeId = p.nodeId
@@ -102,6 +103,8 @@ public final class Recognizer: AudioNode {
     }
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {
+        segmentation = context.upstreamMarkers.contains(.utteranceEnd) ? .endOfSpeech
+            : context.upstreamMarkers.contains(.speechStart) ? .speech : .whole
         queue = BlockQueue(format: StreamFormat(sampleRate: 16000, channelCount: 1), maxFrames: context.maxFrames,
                          blockCount: 256, policy: context.isLive ? .drop : .block)
         startThread()
@@ -109,7 +112,12 @@ public final class Recognizer: AudioNode {
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
         let input = io.inputs[0]
-        if input.frameLength > 0 { queue.unsafelyUnwrapped.write(input) }
+        if input.frameLength > 0 || input.markerCount > 0 { queue.unsafelyUnwrapped.write(input) }
+        if !continuous {
+            // Single utterance: the session ends with the first utterance's end.
+            let closing: StreamMarker.Kind = segmentation == .endOfSpeech ? .utteranceEnd : .speechEnd
+            for m in input.markers where m.kind == closing { io.requestEnd(.endOfSpeech) }
+        }
         return .ok
     }
 
@@ -154,55 +162,115 @@ public final class Recognizer: AudioNode {
         t.start()
     }
 
-    /// The decoding thread: utterance = the whole stream (until VAD boundaries arrive).
+    /// How utterances are delimited, from what the graph upstream produces.
+    enum Segmentation {
+        /// No detector upstream: the whole stream is one utterance.
+        case whole
+        /// A `vad` upstream: one utterance per speech region.
+        case speech
+        /// An `end-of-speech` upstream: utterances end at its `utterance-end` markers.
+        case endOfSpeech
+    }
+
+    /// Audio kept before an onset so the first words are decoded from their start.
+    static let prerollSeconds = 1.0
+    /// Silence fed before the onset (PocketSphinx expects a little).
+    static let leadIn = 0.1
+
+    /// The decoding thread.
     private func decode(_ queue: BlockQueue, _ decoder: PocketSphinxDecoder) {
-        let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: queue.blocks[0].frameCapacity)
+        let capacity = queue.blocks[0].frameCapacity
+        let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: max(capacity, Int(Self.prerollSeconds * 16000)))
         defer { scratch.deallocate() }
+        let prerollLength = Int(Self.prerollSeconds * 16000)
+        var preroll = [Int16](repeating: 0, count: prerollLength)
+        var next: Int64 = 0             // absolute index of the next sample to arrive
         var utterance = 0
-        var start = 0.0, end = 0.0
+        var start = 0.0, feedStart = 0.0
         var sinceLastPartial = 0
         var lastPartial = ""
-        while true {
-            if let (index, block) = queue.next() {
-                if cancelled.load(ordering: .relaxed) {
-                    queue.release(index)
-                    continue
-                }
-                if !decoder.inUtterance {
-                    utterance += 1
-                    start = block.time
-                    decoder.startUtterance()
-                }
-                let n = block.frameLength
-                let x = block.channel(0)
-                for i in 0..<n { scratch[i] = Int16(max(-32768, min(32767, (x[i] * 32768).rounded()))) }
+        let id = nodeId
+
+        func begin(at t: Double) {
+            utterance += 1
+            start = max(0, t)
+            decoder.startUtterance()
+            // Feed the pre-roll from shortly before the onset.
+            let from = max(next - Int64(prerollLength), Int64(((start - Self.leadIn) * 16000).rounded()), 0)
+            feedStart = Double(from) / 16000
+            var k = from
+            while k < next {
+                let n = Int(min(next - k, Int64(capacity)))
+                for i in 0..<n { scratch[i] = preroll[Int((k + Int64(i)) % Int64(prerollLength))] }
                 decoder.process(scratch, count: n)
-                end = block.time + Double(n) / 16000
-                queue.release(index)
-                sinceLastPartial += n
-                if partialFrames > 0 && sinceLastPartial >= partialFrames {
-                    sinceLastPartial = 0
-                    let h = decoder.hypothesis()
-                    if h != lastPartial && !h.isEmpty {
-                        lastPartial = h
-                        let u = utterance
-                        let id = nodeId
-                        results.withLock { $0.append(.partial(node: id, utterance: u, text: h)) }
-                    }
+                k += Int64(n)
+            }
+            sinceLastPartial = 0
+            lastPartial = ""
+        }
+
+        func end(at t: Double) {
+            decoder.endUtterance()
+            guard !cancelled.load(ordering: .relaxed) else { return }
+            var r = decoder.result(utterance: utterance, start: feedStart, end: t, alternatives: alternatives)
+            r.start = start
+            results.withLock { $0.append(.final(node: id, result: r)) }
+        }
+
+        func feed(_ x: UnsafeMutablePointer<Float>, _ n: Int) {
+            for i in 0..<n {
+                let v = Int16(max(-32768, min(32767, (x[i] * 32768).rounded())))
+                scratch[i] = v
+                preroll[Int((next + Int64(i)) % Int64(prerollLength))] = v
+            }
+            next += Int64(n)
+            guard decoder.inUtterance else { return }
+            decoder.process(scratch, count: n)
+            sinceLastPartial += n
+            if partialFrames > 0 && sinceLastPartial >= partialFrames {
+                sinceLastPartial = 0
+                let h = decoder.hypothesis()
+                if h != lastPartial && !h.isEmpty {
+                    lastPartial = h
+                    let u = utterance
+                    results.withLock { $0.append(.partial(node: id, utterance: u, text: h)) }
                 }
-            } else if done.load(ordering: .acquiring) {
-                if queue.next() != nil { continue }
-                break
-            } else {
-                usleep(1000)
             }
         }
-        guard decoder.inUtterance else { return }
-        decoder.endUtterance()
-        guard !cancelled.load(ordering: .relaxed) else { return }
-        let r = decoder.result(utterance: utterance, start: start, end: end, alternatives: alternatives)
-        let id = nodeId
-        results.withLock { $0.append(.final(node: id, result: r)) }
+
+        while true {
+            guard let (index, block) = queue.next() else {
+                if done.load(ordering: .acquiring) {
+                    if queue.next() != nil { continue }
+                    break
+                }
+                usleep(1000)
+                continue
+            }
+            if cancelled.load(ordering: .relaxed) {
+                queue.release(index)
+                continue
+            }
+            let n = block.frameLength
+            if segmentation == .whole && !decoder.inUtterance && n > 0 { begin(at: block.time) }
+            // Split the block at each boundary's decision point.
+            var done = 0
+            for m in block.markers {
+                let at = max(done, min(n, Int(((m.decided - block.time) * 16000).rounded())))
+                feed(block.channel(0) + done, at - done)
+                done = at
+                switch (m.kind, segmentation) {
+                case (.speechStart, .speech), (.speechStart, .endOfSpeech):
+                    if !decoder.inUtterance { begin(at: m.t) }
+                case (.speechEnd, .speech), (.utteranceEnd, .endOfSpeech):
+                    if decoder.inUtterance { end(at: m.t) }
+                default: break
+                }
+            }
+            feed(block.channel(0) + done, n - done)
+            queue.release(index)
+        }
+        if decoder.inUtterance { end(at: Double(next) / 16000) }
     }
 }
 

@@ -22,7 +22,7 @@ final class EventPrinter: Sendable {
             return
         }
         switch event {
-        case .state, .end: break
+        case .state, .end, .probability: break
         case .level(let node, let t, let rms, let peak):
             out(String(format: "%8.3f s  %@  level  rms %6.1f dBFS  peak %6.1f dBFS", t, node, rms, peak))
         case .speechStart(let node, let t, _):

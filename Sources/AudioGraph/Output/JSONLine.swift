@@ -85,6 +85,8 @@ extension EngineEvent {
             j.add("type", "speech-start"); j.add("t", t); j.add("decided", decided); j.add("node", node)
         case .speechEnd(let node, let t, let decided):
             j.add("type", "speech-end"); j.add("t", t); j.add("decided", decided); j.add("node", node)
+        case .probability(let node, let t, let p):
+            j.add("type", "vad-probability"); j.add("t", t); j.add("p", p); j.add("node", node)
         case .utteranceEnd(let node, let utterance, let t, let decided):
             j.add("type", "utterance-end"); j.add("utterance", utterance); j.add("t", t); j.add("decided", decided); j.add("node", node)
         case .partial(let node, let utterance, let text):

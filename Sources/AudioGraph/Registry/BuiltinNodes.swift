@@ -8,6 +8,8 @@ extension NodeRegistry {
     public static let builtin: NodeRegistry = {
         var r = NodeRegistry.core
         r.register(Resampler.descriptor)
+        r.register(VoiceActivityDetector.descriptor)
+        r.register(EndOfSpeechDetector.descriptor)
         r.register(Recognizer.descriptor)
         r.converter = NodeRegistry.formatConverter
         return r

@@ -18,6 +18,13 @@ public final class AudioBuffer {
     public var sampleTime: Int64 = 0
 
     private let storage: UnsafeMutablePointer<Float>
+    private let markerStorage: UnsafeMutablePointer<StreamMarker>
+    /// Markers attached to this block (at most ``AudioBuffer/markerCapacity``).
+    public private(set) var markerCount = 0
+
+    /// Most markers one block carries; more are dropped (a block is at most a few
+    /// hundred milliseconds, and detectors decide at most a few times a second).
+    public static let markerCapacity = 8
 
     /// Allocates a silent buffer. Not real-time: call while preparing.
     public init(format: StreamFormat, frameCapacity: Int) {
@@ -26,9 +33,39 @@ public final class AudioBuffer {
         let count = self.frameCapacity * max(format.channelCount, 1)
         storage = .allocate(capacity: count)
         storage.initialize(repeating: 0, count: count)
+        markerStorage = .allocate(capacity: Self.markerCapacity)
     }
 
-    deinit { storage.deallocate() }
+    deinit {
+        storage.deallocate()
+        markerStorage.deallocate()
+    }
+
+    /// The markers of this block. Real-time safe.
+    @inline(__always)
+    public var markers: UnsafeBufferPointer<StreamMarker> {
+        UnsafeBufferPointer(start: markerStorage, count: markerCount)
+    }
+
+    /// Attaches a marker; returns false when the block already holds the maximum. Real-time safe.
+    @discardableResult @inline(__always)
+    public func addMarker(_ m: StreamMarker) -> Bool {
+        guard markerCount < Self.markerCapacity else { return false }
+        markerStorage[markerCount] = m
+        markerCount += 1
+        return true
+    }
+
+    /// Removes every marker. Real-time safe.
+    @inline(__always)
+    public func clearMarkers() { markerCount = 0 }
+
+    /// Replaces this block's markers with `other`'s. Real-time safe.
+    @inline(__always)
+    public func copyMarkers(from other: AudioBuffer) {
+        markerCount = other.markerCount
+        markerStorage.update(from: other.markerStorage, count: markerCount)
+    }
 
     /// Channel count of the buffer.
     @inline(__always) public var channelCount: Int { format.channelCount }

@@ -259,6 +259,7 @@ public final class AudioEngine: @unchecked Sendable {
         var startTime = monotonicSeconds()
         var reason = EndReason.endOfInput
         var stopping = false
+        var requested: EndReason?
         options.renderWillStart?()
         while true {
             if cancelRequested.load(ordering: .acquiring) {
@@ -287,8 +288,14 @@ public final class AudioEngine: @unchecked Sendable {
             }
             if let c = plan.clock { clockFrames.store(Int(c.produced[0]), ordering: .relaxed) }
             blockCount.add(1, ordering: .relaxed)
+            let request = outlet.endRequest.load(ordering: .relaxed)
+            if request > 0 && !stopping {
+                stopping = true
+                requested = EngineMarker.reasons[request - 1]
+                plan.endSources()
+            }
             if plan.isFinished {
-                reason = stopping ? .stopped : .endOfInput
+                reason = requested ?? (stopping ? .stopped : .endOfInput)
                 break
             }
             if paced {
@@ -402,7 +409,7 @@ enum EngineMarker {
     static let stateKind = NodeEvent.Kind(rawValue: 900)
     static let endKind = NodeEvent.Kind(rawValue: 901)
     private static let states: [EngineState] = [.idle, .listening, .paused, .stopping, .ended]
-    private static let reasons: [EndReason] = [.endOfInput, .endOfSpeech, .noSpeech, .stopped, .cancelled, .error]
+    static let reasons: [EndReason] = [.endOfInput, .endOfSpeech, .noSpeech, .stopped, .cancelled, .error]
 
     static func event(state s: EngineState) -> NodeEvent {
         NodeEvent(stateKind, t: 0, values: (Double(states.firstIndex(of: s) ?? 0), 0, 0, 0))

@@ -47,6 +47,7 @@ public final class BlockQueue: @unchecked Sendable {
         block.frameLength = buffer.frameLength
         block.sampleTime = buffer.sampleTime
         block.copyFrames(from: buffer, count: buffer.frameLength)
+        block.copyMarkers(from: buffer)
         _ = filled.push(index)
     }
 

@@ -42,15 +42,24 @@ final class RenderPlan {
             let upstream = inEdges.map { steps[$0.from]! }
             let inputs = inEdges.map { steps[$0.from]!.outputs[$0.fromBus] }
             let outputs = n.formats[i].map { AudioBuffer(format: $0, frameCapacity: n.maxFrames[i]) }
+            var upstreamMarkers = Set<StreamMarker.Kind>()
+            var pending = inEdges.map(\.from)
+            var seen = Set<Int>()
+            while let u = pending.popLast() {
+                guard seen.insert(u).inserted else { continue }
+                upstreamMarkers.formUnion(graph.nodes[u].descriptor.markers)
+                pending += graph.inputs(of: u).map(\.from)
+            }
             do {
                 try node.prepare(PrepareContext(inputFormats: inFormats, outputFormats: n.formats[i],
                                                 maxFrames: spec.descriptor.role == .source ? blockFrames : inMax,
-                                                isLive: graph.isLive))
+                                                isLive: graph.isLive, upstreamMarkers: upstreamMarkers))
             } catch {
                 throw error.atNode(spec.id, graph: graph.description.file)
             }
             let step = RenderStep(index: ordered.count, id: spec.id, node: node, role: spec.descriptor.role,
-                                  inputs: inputs, outputs: outputs, upstream: upstream)
+                                  inputs: inputs, outputs: outputs, upstream: upstream,
+                                  forwardsMarkers: spec.descriptor.markers.isEmpty && !inputs.isEmpty)
             steps[i] = step
             ordered.append(step)
         }
@@ -83,12 +92,17 @@ final class RenderPlan {
             for (b, o) in step.outputs.enumerated() {
                 o.frameLength = 0
                 o.sampleTime = step.produced[b]
+                o.clearMarkers()
             }
             var io = ProcessIO(inputs: step.inputs, outputs: step.outputs,
                                inputsEnded: step.role != .source && allEnded,
                                requestedFrames: blockFrames, events: events, nodeIndex: Int32(step.index),
                                inputEnded: UnsafeBufferPointer(step.inputEnded))
             let status = step.node.process(&io)
+            if step.forwardsMarkers {
+                let first = step.inputs[0]
+                if first.markerCount > 0 { for o in step.outputs { o.copyMarkers(from: first) } }
+            }
             var producedAny = false
             for (b, o) in step.outputs.enumerated() where o.frameLength > 0 {
                 producedAny = true

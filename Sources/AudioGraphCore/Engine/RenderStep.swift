@@ -18,9 +18,12 @@ final class RenderStep {
     /// Tap points, one per output bus.
     let taps: [TapPoint]
     var ended = false
+    /// Whether the engine copies input 0's markers to the outputs (node makes none itself).
+    let forwardsMarkers: Bool
 
     init(index: Int, id: String, node: any AudioNode, role: NodeDescriptor.Role, inputs: [AudioBuffer],
-         outputs: [AudioBuffer], upstream: [RenderStep]) {
+         outputs: [AudioBuffer], upstream: [RenderStep], forwardsMarkers: Bool) {
+        self.forwardsMarkers = forwardsMarkers
         self.index = index
         self.id = id
         self.node = node

@@ -8,6 +8,8 @@ public enum EngineEvent: Sendable, Equatable {
     case speechStart(node: String, t: Double, decided: Double)
     /// Speech ended at stream time `t`; the detector knew at `decided`.
     case speechEnd(node: String, t: Double, decided: Double)
+    /// A voice-activity detector's speech probability for the frame ending at `t`.
+    case probability(node: String, t: Double, p: Double)
     /// An utterance was closed by an end-of-speech detector.
     case utteranceEnd(node: String, utterance: Int, t: Double, decided: Double)
     /// The current hypothesis of the utterance in progress (changes as speech goes on).

@@ -10,6 +10,8 @@ final class EventOutlet: @unchecked Sendable {
     let policy: BackpressurePolicy
     let dropped = Atomic<Int>(0)
     let abandon: Atomic<Bool>
+    /// A node's request to end the run: 0 none, else 1 + index in `EngineMarker.reasons`.
+    let endRequest = Atomic<Int>(0)
 
     init(capacity: Int, policy: BackpressurePolicy) {
         ring = SPSCQueue(capacity: capacity)

@@ -88,12 +88,17 @@ public struct PrepareContext: Sendable {
     public var maxFrames: Int
     /// Whether the graph runs from live input (drop-and-count policies apply).
     public var isLive: Bool
+    /// Marker kinds some node upstream produces (so a recognizer knows whether utterances
+    /// will be delimited for it).
+    public var upstreamMarkers: Set<StreamMarker.Kind>
 
-    public init(inputFormats: [StreamFormat], outputFormats: [StreamFormat], maxFrames: Int, isLive: Bool) {
+    public init(inputFormats: [StreamFormat], outputFormats: [StreamFormat], maxFrames: Int, isLive: Bool,
+                upstreamMarkers: Set<StreamMarker.Kind> = []) {
         self.inputFormats = inputFormats
         self.outputFormats = outputFormats
         self.maxFrames = maxFrames
         self.isLive = isLive
+        self.upstreamMarkers = upstreamMarkers
     }
 }
 

@@ -46,13 +46,17 @@ public struct NodeDescriptor: Sendable {
     public var isLive: Bool
     /// Whether `--source FILE` may replace this node.
     public var isReplaceableInput: Bool
+    /// Marker kinds this node puts on its outputs itself. Nodes that produce none have
+    /// their input markers copied to their outputs by the engine.
+    public var markers: [StreamMarker.Kind]
     public var make: Factory
 
     public init(
         type: String, summary: String, role: Role, parameters: [ParameterSpec] = [],
         inputs: Inputs? = nil, outputs: Int? = nil, isLive: Bool = false,
-        isReplaceableInput: Bool = false, make: @escaping Factory
+        isReplaceableInput: Bool = false, markers: [StreamMarker.Kind] = [], make: @escaping Factory
     ) {
+        self.markers = markers
         self.type = type
         self.summary = summary
         self.role = role

@@ -28,6 +28,14 @@ public struct ProcessIO {
         self.inputEnded = inputEnded
     }
 
+    /// Asks the engine to end the run after this block (sources end, what is in the graph
+    /// drains) with `reason`: `.endOfSpeech` or `.noSpeech` from an end-of-speech detector.
+    /// The first request wins. Real-time safe.
+    public func requestEnd(_ reason: EndReason) {
+        let code = 1 + (EngineMarker.reasons.firstIndex(of: reason) ?? 0)
+        _ = events.endRequest.compareExchange(expected: 0, desired: code, ordering: .relaxed)
+    }
+
     /// Emits an event in stream order. Real-time safe; returns false if it was dropped.
     @discardableResult
     public func emit(_ event: NodeEvent) -> Bool {

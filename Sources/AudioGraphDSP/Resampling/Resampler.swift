@@ -45,12 +45,12 @@ public final class Resampler: AudioNode {
     }
 
     public func maxOutputFrames(forInputFrames frames: Int) -> Int {
-        guard let filter else { return frames }
+        guard let filter, inputRate != rate else { return frames }
         return PolyphaseResampler.maxOutput(filter: filter, inputFrames: frames)
     }
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {
-        guard let filter else { return }
+        guard let filter, inputRate != rate else { return }
         channels = (0..<context.inputFormats[0].channelCount).map { _ in
             PolyphaseResampler(filter: filter, maxInputFrames: context.maxFrames)
         }
@@ -58,6 +58,11 @@ public final class Resampler: AudioNode {
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
         let input = io.inputs[0], output = io.outputs[0]
+        if inputRate == rate {  // same rate: a copy, bit-exact
+            output.copyFrames(from: input, count: input.frameLength)
+            output.frameLength = input.frameLength
+            return .ok
+        }
         var n = 0
         for (c, r) in channels.enumerated() {
             n = r.process(input.channel(c), count: input.frameLength, ending: io.inputsEnded,

@@ -1,0 +1,121 @@
+import AudioGraphCore
+
+/// `end-of-speech`: turns the VAD's speech boundaries into utterance boundaries and ends
+/// the session when nobody speaks (SpeechKit's end-of-speech detection).
+///
+/// An utterance starts at the first `speech-start` and ends `silence` seconds after a
+/// `speech-end` with no new speech in between, so a pause shorter than the window never
+/// splits it. The `utterance-end` event is back-dated to the end of speech (`t`) and says
+/// when the window elapsed (`decided`); a marker carries it to the recognizer. Audio passes
+/// through unchanged.
+public final class EndOfSpeechDetector: AudioNode {
+    public static let descriptor = NodeDescriptor(
+        type: "end-of-speech",
+        summary: "Closes utterances after a silence (none/short 0.5 s/long 1.2 s); ends the session on no speech.",
+        role: .processor,
+        parameters: [
+            ParameterSpec("mode", .choice(["none", "short", "long"]), default: "short",
+                          help: "none: never ends an utterance; short: 0.5 s of silence (commands); long: 1.2 s (dictation)"),
+            ParameterSpec("silence", .number(0.05...30), unit: "s", help: "silence that ends an utterance (overrides mode)"),
+            ParameterSpec("no-speech-timeout", .number(0...3600), default: 5, unit: "s",
+                          help: "end the session (reason no-speech) if nobody speaks this long from the start; 0: never"),
+            ParameterSpec("max-duration", .number(0...3600), default: 0, unit: "s",
+                          help: "close an utterance after this long even while speech goes on; 0: no limit"),
+        ],
+        markers: [.utteranceEnd],
+        make: { p throws(GraphError) in EndOfSpeechDetector(p) })
+
+    let silence: Double?
+    let noSpeechTimeout: Double
+    let maxDuration: Double
+    private var rate = 16000.0
+    private var samples: Int64 = 0
+    private var utterance = 0
+    private var inUtterance = false
+    private var speaking = false
+    private var utteranceStart = 0.0
+    private var lastSpeechEnd = 0.0
+    private var heardSpeech = false
+    private var timedOut = false
+
+    init(_ p: ResolvedParameters) {
+        if let s = p["silence"], case .number(let v) = s {
+            silence = v
+        } else {
+            switch p.string("mode") {
+            case "none": silence = nil
+            case "long": silence = 1.2
+            default: silence = 0.5
+            }
+        }
+        noSpeechTimeout = p.number("no-speech-timeout", 5)
+        maxDuration = p.number("max-duration", 0)
+    }
+
+    public func prepare(_ context: PrepareContext) throws(EngineError) {
+        rate = context.inputFormats[0].sampleRate
+    }
+
+    public func reset() {
+        samples = 0
+        utterance = 0
+        inUtterance = false
+        speaking = false
+        heardSpeech = false
+        timedOut = false
+    }
+
+    public func process(_ io: inout ProcessIO) -> FlowStatus {
+        let input = io.inputs[0], output = io.outputs[0]
+        let n = input.frameLength
+        output.copyFrames(from: input, count: n)
+        output.frameLength = n
+        output.copyMarkers(from: input)
+        let blockStart = Double(samples) / rate
+        samples += Int64(n)
+        let now = Double(samples) / rate
+        for m in input.markers {
+            switch m.kind {
+            case .speechStart:
+                speaking = true
+                heardSpeech = true
+                if !inUtterance {
+                    inUtterance = true
+                    utterance += 1
+                    utteranceStart = m.t
+                }
+            case .speechEnd:
+                speaking = false
+                lastSpeechEnd = m.t
+            case .utteranceEnd:
+                break
+            }
+        }
+        if inUtterance && !speaking, let silence, now - lastSpeechEnd >= silence {
+            close(&io, output, t: lastSpeechEnd, decided: max(blockStart, lastSpeechEnd + silence))
+        } else if inUtterance && maxDuration > 0 && now - utteranceStart >= maxDuration {
+            let t = utteranceStart + maxDuration
+            close(&io, output, t: t, decided: max(blockStart, t))
+            if speaking {  // speech goes on: the next utterance starts where this one was cut
+                inUtterance = true
+                utterance += 1
+                utteranceStart = t
+                output.addMarker(StreamMarker(.speechStart, t: t, decided: t))
+            }
+        }
+        if io.inputsEnded && inUtterance {
+            close(&io, output, t: speaking ? now : lastSpeechEnd, decided: now)
+        }
+        if !heardSpeech && !timedOut && noSpeechTimeout > 0 && now >= noSpeechTimeout {
+            timedOut = true
+            io.requestEnd(.noSpeech)
+        }
+        return .ok
+    }
+
+    private func close(_ io: inout ProcessIO, _ output: AudioBuffer, t: Double, decided: Double) {
+        inUtterance = false
+        io.emit(NodeEvent(.utteranceEnd, t: t, decided: decided, values: (Double(utterance), 0, 0, 0)))
+        output.addMarker(StreamMarker(.utteranceEnd, t: t, decided: decided, utterance: Int32(utterance)))
+    }
+}

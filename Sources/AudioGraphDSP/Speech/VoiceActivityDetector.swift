@@ -1,0 +1,204 @@
+import AudioGraphCore
+import Foundation
+
+/// `vad`: detects speech; audio passes through unchanged.
+///
+/// Every 10 ms a frame of `frame` seconds is measured (``SpeechFeatures``: likelihood
+/// ratio against an adaptive noise spectrum, plus harmonicity) on 100 Hz-4 kHz, whatever
+/// the input rate. The evidence is smoothed and compared with two thresholds set by
+/// `sensitivity` (hysteresis); speech must last `min-speech` to start (clicks and taps
+/// do not), and end only after `hangover` of non-speech.
+///
+/// `speech-start` and `speech-end` carry `t`, the true onset/offset (back-dated to the first
+/// / last speech frame), and `decided`, the stream time when the detector knew. They go to
+/// the event stream and, as markers on the audio, to the nodes downstream (the recognizer
+/// keeps a pre-roll so it decodes from `t`). Output bus 1 carries the per-frame speech
+/// probability as a 100 Hz signal for taps; `probabilities` also reports it as events.
+public final class VoiceActivityDetector: AudioNode {
+    public static let descriptor = NodeDescriptor(
+        type: "vad",
+        summary: "Detects speech (FFTW: likelihood ratio vs adaptive noise + harmonicity); audio passes through.",
+        role: .processor,
+        parameters: [
+            ParameterSpec("sensitivity", .number(0...1), default: 0.5,
+                          help: "higher detects quieter speech and more false alarms (thresholds below)"),
+            ParameterSpec("frame", .number(0.02...0.032), default: 0.025, unit: "s", help: "analysis frame length (10 ms hop)"),
+            ParameterSpec("min-speech", .number(0.01...1), default: 0.08, unit: "s",
+                          help: "speech shorter than this never starts (clicks, taps)"),
+            ParameterSpec("hangover", .number(0...2), default: 0.2, unit: "s",
+                          help: "non-speech needed before speech ends"),
+            ParameterSpec("probabilities", .bool, default: false, help: "report the per-frame speech probability as events"),
+        ],
+        outputs: 2,
+        markers: [.speechStart, .speechEnd],
+        make: { p throws(GraphError) in VoiceActivityDetector(p) })
+
+    static let probabilityKind = NodeEvent.Kind(rawValue: 1001)
+    static let hop = 0.01
+    let debugVAD = ProcessInfo.processInfo.environment["AG_DEBUG_VAD"] != nil
+
+    let sensitivity: Double
+    let frameSeconds: Double
+    let minSpeechFrames: Int
+    let hangoverFrames: Int
+    let reportProbabilities: Bool
+
+    private var features: SpeechFeatures?
+    private var rate = 16000.0
+    private var frameLength = 400
+    private var hopLength = 160
+    private var ring: [Float] = []       // last frameLength samples of channel-mixed input
+    private var filled = 0
+    private var sinceHop = 0
+    private var framesDone: Int64 = 0    // frames measured (each ends at a hop boundary)
+    private var totalSamples: Int64 = 0
+    private var score: Float = 0
+    private var speaking = false
+    private var run = 0                  // consecutive frames on the other side of the threshold
+    private var runStart: Int64 = 0
+    private var lastSpeechFrame: Int64 = 0
+    private var frameScratch: [Float] = []
+
+    init(_ p: ResolvedParameters) {
+        sensitivity = p.number("sensitivity", 0.5)
+        frameSeconds = p.number("frame", 0.025)
+        minSpeechFrames = max(1, Int((p.number("min-speech", 0.08) / Self.hop).rounded()))
+        hangoverFrames = max(1, Int((p.number("hangover", 0.2) / Self.hop).rounded()))
+        reportProbabilities = p.bool("probabilities")
+    }
+
+    /// Evidence threshold for starting speech at this sensitivity (ending uses 60% of it).
+    var onThreshold: Float { Float(1.3 - 0.8 * sensitivity) }
+    var offThreshold: Float { 0.6 * onThreshold }
+
+    public func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] {
+        [inputs[0], StreamFormat(sampleRate: 1 / Self.hop, channelCount: 1)]
+    }
+
+    public func maxOutputFrames(forInputFrames frames: Int) -> Int { frames }
+
+    public func prepare(_ context: PrepareContext) throws(EngineError) {
+        rate = context.inputFormats[0].sampleRate
+        frameLength = Int((frameSeconds * rate).rounded())
+        hopLength = Int((Self.hop * rate).rounded())
+        guard let f = SpeechFeatures(frameLength: frameLength, rate: rate) else {
+            throw EngineError(.internalLimit, "cannot plan an FFT of \(frameLength) samples")
+        }
+        features = f
+        ring = Array(repeating: 0, count: frameLength)
+        frameScratch = Array(repeating: 0, count: frameLength)
+        reset()
+    }
+
+    public func reset() {
+        features?.reset()
+        for i in ring.indices { ring[i] = 0 }
+        filled = 0
+        sinceHop = 0
+        framesDone = 0
+        totalSamples = 0
+        score = 0
+        speaking = false
+        run = 0
+        lastSpeechFrame = 0
+    }
+
+    /// Stream time (s) of the end of frame `n` (frames end on hop boundaries).
+    func frameEnd(_ n: Int64) -> Double { Double(n) * Self.hop + frameSeconds - Self.hop }
+
+    public func process(_ io: inout ProcessIO) -> FlowStatus {
+        let input = io.inputs[0], output = io.outputs[0], probs = io.outputs[1]
+        let n = input.frameLength
+        output.copyFrames(from: input, count: n)
+        output.frameLength = n
+        output.copyMarkers(from: input)
+        var probCount = 0
+        let channels = input.channelCount
+        let scale = 1 / Float(channels)
+        for i in 0..<n {
+            var x: Float = 0
+            for c in 0..<channels { x += input.channel(c)[i] }
+            ring[filled % frameLength] = x * scale
+            filled += 1
+            totalSamples += 1
+            sinceHop += 1
+            if sinceHop == hopLength && filled >= frameLength {
+                sinceHop = 0
+                let p = analyse(&io, output: output, now: Double(totalSamples) / rate)
+                if probCount < probs.frameCapacity {
+                    probs.channel(0)[probCount] = p
+                    probCount += 1
+                }
+            } else if sinceHop == hopLength {
+                sinceHop = 0
+            }
+        }
+        probs.frameLength = probCount
+        if io.inputsEnded && speaking {
+            speaking = false
+            let t = frameEnd(lastSpeechFrame), now = Double(totalSamples) / rate
+            io.emit(NodeEvent(.speechEnd, t: t, decided: now))
+            output.addMarker(StreamMarker(.speechEnd, t: t, decided: now))
+        }
+        return .ok
+    }
+
+    /// Measures the newest frame and updates the decision; returns the speech probability.
+    private func analyse(_ io: inout ProcessIO, output: AudioBuffer, now: Double) -> Float {
+        // Unroll the ring, oldest first.
+        let start = filled % frameLength
+        for k in 0..<frameLength { frameScratch[k] = ring[(start + k) % frameLength] }
+        let m = frameScratch.withUnsafeBufferPointer { features!.measure($0.baseAddress!, count: frameLength) }
+        framesDone += 1
+        if debugVAD { FileHandle.standardError.write("\(framesDone) llr \(m.llr) harm \(m.harmonicity) lvl \(m.level)\n".data(using: .utf8)!) }
+        // Evidence: the compressed likelihood ratio, plus periodicity where there is signal
+        // above the noise to be periodic (in near-silence the spectrum's autocorrelation is
+        // meaningless), held back in digital silence.
+        let llr = log1p(max(m.llr, 0))
+        var evidence = llr + 1.0 * max(0, m.harmonicity - 0.3) * min(1, llr)
+        if m.level < -70 { evidence = min(evidence, 0) }
+        score = 0.6 * score + 0.4 * evidence
+        let probability = 1 / (1 + exp(-3 * (score - onThreshold)))
+        if reportProbabilities {
+            io.emit(NodeEvent(Self.probabilityKind, t: frameEnd(framesDone), values: (Double(probability), 0, 0, 0)))
+        }
+        if !speaking {
+            if score > onThreshold {
+                if run == 0 { runStart = framesDone }
+                run += 1
+                if run >= minSpeechFrames {
+                    speaking = true
+                    run = 0
+                    lastSpeechFrame = framesDone
+                    let t = max(0, frameEnd(runStart) - frameSeconds + Self.hop / 2)
+                    io.emit(NodeEvent(.speechStart, t: t, decided: now))
+                    output.addMarker(StreamMarker(.speechStart, t: t, decided: now))
+                }
+            } else {
+                run = 0
+            }
+        } else {
+            if score >= offThreshold {
+                lastSpeechFrame = framesDone
+                run = 0
+            } else {
+                run += 1
+                if run >= hangoverFrames {
+                    speaking = false
+                    run = 0
+                    let t = frameEnd(lastSpeechFrame) - Self.hop / 2
+                    io.emit(NodeEvent(.speechEnd, t: t, decided: now))
+                    output.addMarker(StreamMarker(.speechEnd, t: t, decided: now))
+                }
+            }
+        }
+        return probability
+    }
+
+    public func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
+        if raw.kind == Self.probabilityKind {
+            return .probability(node: nodeId, t: raw.t, p: raw.values.0)
+        }
+        return raw.standardEvent(nodeId: nodeId)
+    }
+}
