@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "AudioGraphTestSupport", dependencies: ["AudioGraphCore"]),
 
         // MARK: Executables
-        .executableTarget(name: "audiograph", dependencies: ["AudioGraph"]),
+        .executableTarget(name: "audiograph", dependencies: ["AudioGraph", "AudioGraphPulse"]),
         .executableTarget(name: "audiograph-bench", dependencies: ["AudioGraph", "AudioGraphDSP", "CAllocCounter"]),
 
         // MARK: Tests

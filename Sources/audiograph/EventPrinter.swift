@@ -23,6 +23,8 @@ final class EventPrinter: Sendable {
         }
         switch event {
         case .state, .end, .probability: break
+        case .device(let node, let name, let format, let latency):
+            err("audiograph: node \"\(node)\": \(name), \(format), \(Int(latency * 1000)) ms fragments")
         case .level(let node, let t, let rms, let peak):
             out(String(format: "%8.3f s  %@  level  rms %6.1f dBFS  peak %6.1f dBFS", t, node, rms, peak))
         case .speechStart(let node, let t, _):

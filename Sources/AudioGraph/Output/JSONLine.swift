@@ -79,6 +79,9 @@ extension EngineEvent {
         switch self {
         case .state(let s):
             j.add("type", "state"); j.add("state", s.rawValue)
+        case .device(let node, let name, let format, let latency):
+            j.add("type", "device"); j.add("node", node); j.add("name", name); j.add("rate", Int(format.sampleRate))
+            j.add("channels", format.channelCount); j.add("latency", latency)
         case .level(let node, let t, let rms, let peak):
             j.add("type", "level"); j.add("node", node); j.add("t", t); j.add("rms", rms, digits: 2); j.add("peak", peak, digits: 2)
         case .speechStart(let node, let t, let decided):

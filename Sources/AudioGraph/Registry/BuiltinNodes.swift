@@ -1,5 +1,6 @@
 import AudioGraphCore
 import AudioGraphDSP
+import AudioGraphPulse
 import AudioGraphSpeech
 
 extension NodeRegistry {
@@ -7,6 +8,8 @@ extension NodeRegistry {
     /// here, and tests.
     public static let builtin: NodeRegistry = {
         var r = NodeRegistry.core
+        r.register(PulseSource.descriptor)
+        r.register(PulseSink.descriptor)
         r.register(Resampler.descriptor)
         r.register(VoiceActivityDetector.descriptor)
         r.register(EndOfSpeechDetector.descriptor)

@@ -72,8 +72,12 @@ final class RenderPlan {
     /// Marks every source ended (end of audio on `stop()`): the rest of the graph drains.
     func endSources() {
         for s in steps where s.role == .source && !s.ended {
-            s.ended = true
-            for o in s.outputs { o.frameLength = 0 }
+            if s.node.drainsOnStop {
+                s.stopping = true
+            } else {
+                s.ended = true
+                for o in s.outputs { o.frameLength = 0 }
+            }
         }
     }
 
@@ -98,6 +102,7 @@ final class RenderPlan {
                                inputsEnded: step.role != .source && allEnded,
                                requestedFrames: blockFrames, events: events, nodeIndex: Int32(step.index),
                                inputEnded: UnsafeBufferPointer(step.inputEnded))
+            io.isStopping = step.stopping
             let status = step.node.process(&io)
             if step.forwardsMarkers {
                 let first = step.inputs[0]

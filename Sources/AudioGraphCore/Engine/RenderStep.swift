@@ -18,6 +18,8 @@ final class RenderStep {
     /// Tap points, one per output bus.
     let taps: [TapPoint]
     var ended = false
+    /// A source asked to deliver what it holds and end (stop).
+    var stopping = false
     /// Whether the engine copies input 0's markers to the outputs (node makes none itself).
     let forwardsMarkers: Bool
 
@@ -42,6 +44,7 @@ final class RenderStep {
     /// Back to stream time 0 (after `reset`).
     func rewind() {
         ended = false
+        stopping = false
         for i in produced.indices { produced[i] = 0 }
         for o in outputs { o.frameLength = 0; o.sampleTime = 0 }
     }

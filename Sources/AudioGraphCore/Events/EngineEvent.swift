@@ -2,6 +2,8 @@
 public enum EngineEvent: Sendable, Equatable {
     /// The engine's state changed.
     case state(EngineState)
+    /// A device stream opened: its name, negotiated format and latency target (seconds).
+    case device(node: String, name: String, format: StreamFormat, latency: Double)
     /// A level meter's reading over the last interval, in dBFS.
     case level(node: String, t: Double, rms: Double, peak: Double)
     /// Speech began at stream time `t`; the detector knew at `decided`.

@@ -52,6 +52,11 @@ public protocol AudioNode: AnyObject {
     /// delivery thread in order. Delivery thread; may lock (not real-time).
     func takeEvents(nodeId: String) -> [EngineEvent]
 
+    /// Whether this source holds audio worth delivering after `stop()` (a device's
+    /// buffered capture). If so, the engine keeps calling `process` with
+    /// `ProcessIO.isStopping` until it returns `.endOfStream`; otherwise the source just ends.
+    var drainsOnStop: Bool { get }
+
     /// Total frames a source will produce, when known (for progress displays).
     var durationFrames: Int64? { get }
 }
@@ -75,6 +80,7 @@ extension AudioNode {
         raw.standardEvent(nodeId: nodeId)
     }
     public func takeEvents(nodeId: String) -> [EngineEvent] { [] }
+    public var drainsOnStop: Bool { false }
     public var durationFrames: Int64? { nil }
 }
 

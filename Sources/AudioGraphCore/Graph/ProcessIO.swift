@@ -12,6 +12,8 @@ public struct ProcessIO {
     public let inputsEnded: Bool
     /// Frames the engine asks a source for in this block.
     public let requestedFrames: Int
+    /// For a source: the run is stopping; deliver what is buffered, then `.endOfStream`.
+    public internal(set) var isStopping = false
     /// Per input bus: whether its upstream node has ended.
     public let inputEnded: UnsafeBufferPointer<Bool>
     let events: EventOutlet

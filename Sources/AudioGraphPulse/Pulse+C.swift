@@ -1,0 +1,363 @@
+import AudioGraphCore
+import CPulse
+import Foundation
+import Synchronization
+
+/// Every call into libpulse lives in this file (swift-system's Syscalls.swift pattern).
+///
+/// A ``PulseConnection`` owns a threaded main loop (libpulse's own thread, as GStreamer's
+/// pulsesrc does) and a context. Stream callbacks run on that thread: they copy between
+/// the server and a ``FrameRing`` and count, nothing more.
+
+/// A source or sink the server offers.
+public struct PulseDevice: Sendable, Equatable {
+    public var name: String
+    public var description: String
+    public var rate: Int
+    public var channels: Int
+    public var sampleFormat: String
+    public var isDefault: Bool
+    /// A sink's monitor source.
+    public var isMonitor: Bool
+}
+
+/// The server address a client would use, for messages.
+public func pulseServerAddress() -> String {
+    if let s = ProcessInfo.processInfo.environment["PULSE_SERVER"], !s.isEmpty { return s }
+    let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? "/run/user/\(getuid())"
+    return "unix:\(runtime)/pulse/native"
+}
+
+final class PulseConnection: @unchecked Sendable {
+    let mainloop: OpaquePointer
+    let context: OpaquePointer
+    let server: String
+
+    /// Connects to the server (PULSE_SERVER or the default), waiting up to `timeout` seconds.
+    init(name: String, timeout: Double = 3) throws(EngineError) {
+        server = pulseServerAddress()
+        guard let ml = pa_threaded_mainloop_new() else {
+            throw EngineError(.server, "PulseAudio: cannot create a main loop")
+        }
+        mainloop = ml
+        guard let ctx = pa_context_new(pa_threaded_mainloop_get_api(ml), name) else {
+            pa_threaded_mainloop_free(ml)
+            throw EngineError(.server, "PulseAudio: cannot create a context")
+        }
+        context = ctx
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        pa_context_set_state_callback(ctx, { _, userdata in
+            let c = Unmanaged<PulseConnection>.fromOpaque(userdata!).takeUnretainedValue()
+            pa_threaded_mainloop_signal(c.mainloop, 0)
+        }, me)
+        var failure: String?
+        if pa_threaded_mainloop_start(ml) < 0 {
+            throw EngineError(.server, "PulseAudio: cannot start the main loop")
+        }
+        pa_threaded_mainloop_lock(ml)
+        if pa_context_connect(ctx, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
+            failure = String(cString: pa_strerror(pa_context_errno(ctx)))
+        } else {
+            let deadline = Date().addingTimeInterval(timeout)
+            while true {
+                let state = pa_context_get_state(ctx)
+                if state == PA_CONTEXT_READY { break }
+                if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED {
+                    failure = String(cString: pa_strerror(pa_context_errno(ctx)))
+                    break
+                }
+                if Date() > deadline { failure = "timed out"; break }
+                pa_threaded_mainloop_unlock(ml)
+                usleep(2000)
+                pa_threaded_mainloop_lock(ml)
+            }
+        }
+        pa_threaded_mainloop_unlock(ml)
+        if let failure {
+            // deinit (which runs for a class that throws after initialising) frees it all.
+            throw EngineError(.server, "PulseAudio: cannot connect to \(server): \(failure)",
+                              suggestion: "start a sound server (pulseaudio --start, or PipeWire's pipewire-pulse), or use --source FILE")
+        }
+    }
+
+    deinit {
+        pa_threaded_mainloop_lock(mainloop)
+        pa_context_set_state_callback(context, nil, nil)
+        pa_context_disconnect(context)
+        pa_context_unref(context)
+        pa_threaded_mainloop_unlock(mainloop)
+        pa_threaded_mainloop_stop(mainloop)
+        pa_threaded_mainloop_free(mainloop)
+    }
+
+    /// Whether the context is still connected. Any thread.
+    var isReady: Bool {
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        return pa_context_get_state(context) == PA_CONTEXT_READY
+    }
+
+    /// Runs `start` under the loop lock and waits for its operation to finish.
+    private func wait(_ start: (UnsafeMutableRawPointer) -> OpaquePointer?) {
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        guard let op = start(Unmanaged.passUnretained(self).toOpaque()) else { return }
+        while pa_operation_get_state(op) == PA_OPERATION_RUNNING { pa_threaded_mainloop_wait(mainloop) }
+        pa_operation_unref(op)
+    }
+
+    /// Names of the default source and sink.
+    func defaults() -> (source: String, sink: String) {
+        final class Box { var source = "", sink = "" }
+        let box = Box()
+        current = box
+        wait { me in
+            pa_context_get_server_info(context, { _, info, userdata in
+                let c = Unmanaged<PulseConnection>.fromOpaque(userdata!).takeUnretainedValue()
+                if let info, let b = c.current as? Box {
+                    b.source = info.pointee.default_source_name.map { String(cString: $0) } ?? ""
+                    b.sink = info.pointee.default_sink_name.map { String(cString: $0) } ?? ""
+                }
+                pa_threaded_mainloop_signal(c.mainloop, 0)
+            }, me)
+        }
+        return (box.source, box.sink)
+    }
+
+    /// Scratch for callbacks of the operation in progress (under the loop lock).
+    private var current: AnyObject?
+
+    final class DeviceList { var items: [PulseDevice] = [] }
+
+    /// Every source (`sinks: false`) or sink of the server.
+    func devices(sinks: Bool) -> [PulseDevice] {
+        let d = defaults()
+        let list = DeviceList()
+        current = list
+        if sinks {
+            wait { me in
+                pa_context_get_sink_info_list(context, { _, info, eol, userdata in
+                    let c = Unmanaged<PulseConnection>.fromOpaque(userdata!).takeUnretainedValue()
+                    if eol == 0, let i = info?.pointee, let l = c.current as? DeviceList {
+                        l.items.append(PulseDevice(
+                            name: String(cString: i.name), description: i.description.map { String(cString: $0) } ?? "",
+                            rate: Int(i.sample_spec.rate), channels: Int(i.sample_spec.channels),
+                            sampleFormat: String(cString: pa_sample_format_to_string(i.sample_spec.format)),
+                            isDefault: false, isMonitor: false))
+                    }
+                    pa_threaded_mainloop_signal(c.mainloop, 0)
+                }, me)
+            }
+        } else {
+            wait { me in
+                pa_context_get_source_info_list(context, { _, info, eol, userdata in
+                    let c = Unmanaged<PulseConnection>.fromOpaque(userdata!).takeUnretainedValue()
+                    if eol == 0, let i = info?.pointee, let l = c.current as? DeviceList {
+                        l.items.append(PulseDevice(
+                            name: String(cString: i.name), description: i.description.map { String(cString: $0) } ?? "",
+                            rate: Int(i.sample_spec.rate), channels: Int(i.sample_spec.channels),
+                            sampleFormat: String(cString: pa_sample_format_to_string(i.sample_spec.format)),
+                            isDefault: false, isMonitor: i.monitor_of_sink != UInt32.max))
+                    }
+                    pa_threaded_mainloop_signal(c.mainloop, 0)
+                }, me)
+            }
+        }
+        current = nil
+        let def = sinks ? d.sink : d.source
+        return list.items.map { var x = $0; x.isDefault = x.name == def; return x }
+    }
+}
+
+/// One record or playback stream between the server and a ``FrameRing``.
+final class PulseStream: @unchecked Sendable {
+    let connection: PulseConnection
+    let stream: OpaquePointer
+    let ring: FrameRing
+    let isCapture: Bool
+    let channels: Int
+    /// Set when the stream or the connection failed (server gone, device removed).
+    let failed = Atomic<Bool>(false)
+    /// Frames the ring could not take (capture) or give (playback, while running).
+    let lostFrames = Atomic<Int>(0)
+    /// Overflows (capture) / underflows (playback) the server reported.
+    let serverXruns = Atomic<Int>(0)
+    /// Playback: the engine has delivered everything; silence after the ring is not an underrun.
+    let ending = Atomic<Bool>(false)
+    let started = Atomic<Bool>(false)
+    private let scratch: UnsafeMutablePointer<Float>
+    private let scratchFrames: Int
+
+    /// Creates and connects a stream (corked) to `device` (nil: the default).
+    init(connection: PulseConnection, capture: Bool, device: String?, rate: Int, channels: Int,
+         latency: Double, ring: FrameRing) throws(EngineError) {
+        self.connection = connection
+        self.ring = ring
+        self.isCapture = capture
+        self.channels = channels
+        scratchFrames = 8192
+        scratch = .allocate(capacity: scratchFrames * channels)
+        var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(rate), channels: UInt8(channels))
+        let ml = connection.mainloop
+        pa_threaded_mainloop_lock(ml)
+        defer { pa_threaded_mainloop_unlock(ml) }
+        guard let s = pa_stream_new(connection.context, capture ? "audiograph capture" : "audiograph playback", &spec, nil) else {
+            scratch.deallocate()
+            throw EngineError(.device, "PulseAudio: cannot create a stream: \(String(cString: pa_strerror(pa_context_errno(connection.context))))")
+        }
+        stream = s
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        pa_stream_set_state_callback(s, { s, userdata in
+            let st = Unmanaged<PulseStream>.fromOpaque(userdata!).takeUnretainedValue()
+            let state = pa_stream_get_state(s)
+            if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED { st.failed.store(true, ordering: .releasing) }
+            pa_threaded_mainloop_signal(st.connection.mainloop, 0)
+        }, me)
+        pa_context_set_state_callback(connection.context, { ctx, userdata in
+            let st = Unmanaged<PulseStream>.fromOpaque(userdata!).takeUnretainedValue()
+            let state = pa_context_get_state(ctx)
+            if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED { st.failed.store(true, ordering: .releasing) }
+            pa_threaded_mainloop_signal(st.connection.mainloop, 0)
+        }, me)
+        let bytesPerFrame = UInt32(4 * channels)
+        let fragment = UInt32(max(64, Int(latency * Double(rate)))) * bytesPerFrame
+        var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: capture ? UInt32.max : fragment * 2,
+                                  prebuf: capture ? UInt32.max : fragment, minreq: capture ? UInt32.max : fragment / 2,
+                                  fragsize: capture ? fragment : UInt32.max)
+        let flags = pa_stream_flags_t(rawValue: PA_STREAM_START_CORKED.rawValue | PA_STREAM_ADJUST_LATENCY.rawValue
+            | PA_STREAM_AUTO_TIMING_UPDATE.rawValue | PA_STREAM_INTERPOLATE_TIMING.rawValue)
+        let result: Int32
+        if capture {
+            pa_stream_set_read_callback(s, { s, _, userdata in
+                Unmanaged<PulseStream>.fromOpaque(userdata!).takeUnretainedValue().onReadable(s!)
+            }, me)
+            pa_stream_set_overflow_callback(s, { _, userdata in
+                Unmanaged<PulseStream>.fromOpaque(userdata!).takeUnretainedValue().serverXruns.add(1, ordering: .relaxed)
+            }, me)
+            result = pa_stream_connect_record(s, device, &attr, flags)
+        } else {
+            pa_stream_set_write_callback(s, { s, bytes, userdata in
+                Unmanaged<PulseStream>.fromOpaque(userdata!).takeUnretainedValue().onWritable(s!, bytes)
+            }, me)
+            pa_stream_set_underflow_callback(s, { _, userdata in
+                let st = Unmanaged<PulseStream>.fromOpaque(userdata!).takeUnretainedValue()
+                if !st.ending.load(ordering: .relaxed) { st.serverXruns.add(1, ordering: .relaxed) }
+            }, me)
+            result = pa_stream_connect_playback(s, device, &attr, flags, nil, nil)
+        }
+        var failure: String? = result < 0 ? String(cString: pa_strerror(pa_context_errno(connection.context))) : nil
+        while failure == nil {
+            let state = pa_stream_get_state(s)
+            if state == PA_STREAM_READY { break }
+            if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED {
+                failure = String(cString: pa_strerror(pa_context_errno(connection.context)))
+                break
+            }
+            pa_threaded_mainloop_wait(ml)
+        }
+        if let failure {
+            pa_stream_set_state_callback(s, nil, nil)
+            pa_stream_unref(s)
+            scratch.deallocate()
+            throw EngineError(.device, "PulseAudio: cannot open \(capture ? "capture" : "playback") stream on \(device ?? "the default device"): \(failure)")
+        }
+    }
+
+    deinit { scratch.deallocate() }
+
+    /// Server callback (main-loop thread): copy what arrived into the ring. No allocation.
+    private func onReadable(_ s: OpaquePointer) {
+        while pa_stream_readable_size(s) > 0 {
+            var data: UnsafeRawPointer?
+            var bytes = 0
+            guard pa_stream_peek(s, &data, &bytes) == 0 else { return }
+            if bytes == 0 { break }
+            let frames = bytes / (4 * channels)
+            if let data {
+                let written = ring.write(interleaved: data.assumingMemoryBound(to: Float.self), frames: frames)
+                if written < frames { lostFrames.add(frames - written, ordering: .relaxed) }
+            } else {
+                // A hole in the stream: the server lost data; keep time with silence.
+                lostFrames.add(frames, ordering: .relaxed)
+            }
+            pa_stream_drop(s)
+        }
+    }
+
+    /// Server callback (main-loop thread): fill the server's buffer from the ring.
+    private func onWritable(_ s: OpaquePointer, _ requested: Int) {
+        var left = requested
+        while left > 0 {
+            var data: UnsafeMutableRawPointer?
+            var bytes = left
+            guard pa_stream_begin_write(s, &data, &bytes) == 0, let data, bytes > 0 else { return }
+            let frames = bytes / (4 * channels)
+            let p = data.assumingMemoryBound(to: Float.self)
+            let got = ring.read(interleaved: p, frames: frames)
+            if got < frames {
+                (p + got * channels).update(repeating: 0, count: (frames - got) * channels)
+                if started.load(ordering: .relaxed) && !ending.load(ordering: .relaxed) {
+                    lostFrames.add(frames - got, ordering: .relaxed)
+                }
+            }
+            pa_stream_write(s, data, frames * 4 * channels, nil, 0, PA_SEEK_RELATIVE)
+            left -= frames * 4 * channels
+        }
+    }
+
+    /// Starts (false) or pauses (true) the stream.
+    func cork(_ paused: Bool) {
+        let ml = connection.mainloop
+        pa_threaded_mainloop_lock(ml)
+        if let op = pa_stream_cork(stream, paused ? 1 : 0, nil, nil) { pa_operation_unref(op) }
+        pa_threaded_mainloop_unlock(ml)
+        if !paused { started.store(true, ordering: .relaxed) }
+    }
+
+    /// Server-reported latency in seconds (capture: how long data waited at the server).
+    func latency() -> Double? {
+        let ml = connection.mainloop
+        pa_threaded_mainloop_lock(ml)
+        defer { pa_threaded_mainloop_unlock(ml) }
+        var usec: pa_usec_t = 0
+        var negative: Int32 = 0
+        guard pa_stream_get_latency(stream, &usec, &negative) == 0 else { return nil }
+        return negative != 0 ? 0 : Double(usec) / 1e6
+    }
+
+    /// Playback: waits until the server played what it was given (bounded).
+    func drain(timeout: Double) {
+        ending.store(true, ordering: .relaxed)
+        let deadline = Date().addingTimeInterval(timeout)
+        while ring.available > 0 && Date() < deadline && !failed.load(ordering: .relaxed) { usleep(2000) }
+        final class Flag { var done = false }
+        let ml = connection.mainloop
+        pa_threaded_mainloop_lock(ml)
+        if let op = pa_stream_drain(stream, { _, _, userdata in
+            pa_threaded_mainloop_signal(OpaquePointer(userdata!), 0)
+        }, UnsafeMutableRawPointer(ml)) {
+            while pa_operation_get_state(op) == PA_OPERATION_RUNNING && Date() < deadline && !failed.load(ordering: .relaxed) {
+                pa_threaded_mainloop_unlock(ml)
+                usleep(2000)
+                pa_threaded_mainloop_lock(ml)
+            }
+            pa_operation_unref(op)
+        }
+        pa_threaded_mainloop_unlock(ml)
+    }
+
+    /// Disconnects the stream.
+    func close() {
+        let ml = connection.mainloop
+        pa_threaded_mainloop_lock(ml)
+        pa_stream_set_state_callback(stream, nil, nil)
+        pa_stream_set_read_callback(stream, nil, nil)
+        pa_stream_set_write_callback(stream, nil, nil)
+        pa_stream_set_overflow_callback(stream, nil, nil)
+        pa_stream_set_underflow_callback(stream, nil, nil)
+        pa_context_set_state_callback(connection.context, nil, nil)
+        pa_stream_disconnect(stream)
+        pa_stream_unref(stream)
+        pa_threaded_mainloop_unlock(ml)
+    }
+}

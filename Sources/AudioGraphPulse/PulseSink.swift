@@ -1,0 +1,104 @@
+import AudioGraphCore
+import Foundation
+
+/// `pulse-sink`: plays its input on a PulseAudio sink (monitoring, earcons).
+///
+/// The render thread copies blocks into a lock-free ring that the server's write callback
+/// drains; with file input a full ring makes the graph wait (so playback paces the file),
+/// with live input the block is dropped and counted. Underruns while playing are counted.
+public final class PulseSink: AudioNode {
+    public static let descriptor = NodeDescriptor(
+        type: "pulse-sink",
+        summary: "Plays its input on a PulseAudio sink.",
+        role: .sink,
+        parameters: [
+            ParameterSpec("device", .string, help: "sink name (`audiograph devices`); the default sink when omitted"),
+            ParameterSpec("latency", .number(0.005...2), default: 0.05, unit: "s", help: "target buffering at the server"),
+        ],
+        make: { p throws(GraphError) in PulseSink(p) })
+
+    let deviceName: String?
+    let latency: Double
+    private var connection: PulseConnection?
+    private var stream: PulseStream?
+    private var ring: FrameRing?
+    private var device: String?
+    private var isLive = false
+    private var started = false
+    private var prebuffer = 0
+    private var dropped = 0
+
+    init(_ p: ResolvedParameters) {
+        let d = p.string("device")
+        deviceName = d == nil || d == "default" ? nil : d
+        latency = p.number("latency", 0.05)
+    }
+
+    public func open() throws(EngineError) {
+        let c = try PulseConnection(name: "audiograph")
+        let sinks = c.devices(sinks: true)
+        let wanted = deviceName ?? c.defaults().sink
+        guard sinks.contains(where: { $0.name == wanted }) else {
+            let names = sinks.map(\.name).joined(separator: ", ")
+            throw EngineError(.device, "PulseAudio: no sink named \"\(wanted)\" (available: \(names.isEmpty ? "none" : names))",
+                              parameter: "device", suggestion: "`audiograph devices` lists them")
+        }
+        device = wanted
+        connection = c
+    }
+
+    public func prepare(_ context: PrepareContext) throws(EngineError) {
+        guard let connection, let device else { return }
+        let f = context.inputFormats[0]
+        guard f.sampleRate == f.sampleRate.rounded() else {
+            throw EngineError(.device, "PulseAudio: cannot play \(f.sampleRate) Hz")
+        }
+        isLive = context.isLive
+        let r = FrameRing(channels: f.channelCount, capacity: max(Int(f.sampleRate * max(0.5, 4 * latency)), 4 * context.maxFrames))
+        ring = r
+        prebuffer = Int(latency * f.sampleRate)
+        stream = try PulseStream(connection: connection, capture: false, device: device, rate: Int(f.sampleRate),
+                                 channels: f.channelCount, latency: latency, ring: r)
+    }
+
+    public func process(_ io: inout ProcessIO) -> FlowStatus {
+        guard let stream, let ring else { return .ok }
+        let input = io.inputs[0]
+        var offset = 0
+        while offset < input.frameLength {
+            let n = ring.write(input, from: offset, frames: input.frameLength - offset)
+            offset += n
+            if offset < input.frameLength {
+                if !started { started = true; stream.cork(false) }
+                if isLive || stream.failed.load(ordering: .relaxed) {
+                    dropped += input.frameLength - offset
+                    break
+                }
+                usleep(1000)  // file input: playback paces the graph
+            }
+        }
+        if !started && ring.available >= prebuffer {
+            started = true
+            stream.cork(false)
+        }
+        if stream.failed.load(ordering: .acquiring) { return .failed(1) }
+        return .ok
+    }
+
+    public func failure(_ code: Int32) -> EngineError {
+        EngineError(.server, "PulseAudio: lost the playback stream to \(connection?.server ?? pulseServerAddress())")
+    }
+
+    public func finish(_ reason: EndReason) throws(EngineError) {
+        guard let stream else { return }
+        if reason != .cancelled && reason != .error {
+            if !started { stream.cork(false) }
+            stream.drain(timeout: 5)
+        }
+        stream.close()
+        self.stream = nil
+    }
+
+    /// Frames dropped or not ready when the server asked (underruns), for reports.
+    public var lostFrames: Int { (stream?.lostFrames.load(ordering: .relaxed) ?? 0) + dropped }
+}

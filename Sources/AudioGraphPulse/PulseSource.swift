@@ -1,0 +1,140 @@
+import AudioGraphCore
+import Foundation
+import Synchronization
+
+/// `pulse-source`: captures from a PulseAudio (or PipeWire-Pulse) source.
+///
+/// libpulse's threaded main loop delivers fragments of `latency` seconds into a bounded
+/// lock-free ring (copy only, no allocation); the render thread takes them out in blocks.
+/// Stream time counts captured frames, so timestamps stay exact. On stop the stream is
+/// corked and what the server already delivered still goes through the graph. If the
+/// server or the device goes away, the audio captured so far is delivered and the run
+/// ends with an error.
+public final class PulseSource: AudioNode {
+    public static let descriptor = NodeDescriptor(
+        type: "pulse-source",
+        summary: "Captures from a PulseAudio source (microphone, monitor, pipe) with a threaded main loop.",
+        role: .source,
+        parameters: [
+            ParameterSpec("device", .string, help: "source name (`audiograph devices`); the default source when omitted"),
+            ParameterSpec("rate", .integer(8000...384_000), unit: "Hz", help: "capture rate (default: the device's)"),
+            ParameterSpec("channels", .integer(1...8), help: "channel count (default: the device's)"),
+            ParameterSpec("latency", .number(0.002...2), default: 0.02, unit: "s", help: "fragment size the server delivers"),
+        ],
+        isLive: true,
+        make: { p throws(GraphError) in PulseSource(p) })
+
+    static let failedCode: Int32 = 1
+    static let overrunKind = NodeEvent.Kind(rawValue: 1101)
+
+    let deviceName: String?
+    let rate: Int?
+    let channels: Int?
+    let latency: Double
+    private var connection: PulseConnection?
+    private var stream: PulseStream?
+    private var ring: FrameRing?
+    private var device: PulseDevice?
+    private var fragmentFrames = 320
+    private var started = false
+    private var reportedLost = 0
+    private let info = Mutex<[EngineEvent]>([])
+    private var nodeId = "mic"
+
+    init(_ p: ResolvedParameters) {
+        nodeId = p.nodeId
+        let d = p.string("device")
+        deviceName = d == nil || d == "default" ? nil : d
+        rate = p["rate"] == nil ? nil : p.integer("rate")
+        channels = p["channels"] == nil ? nil : p.integer("channels")
+        latency = p.number("latency", 0.02)
+    }
+
+    public var drainsOnStop: Bool { true }
+
+    public func open() throws(EngineError) {
+        let c = try PulseConnection(name: "audiograph")
+        let sources = c.devices(sinks: false)
+        let wanted = deviceName ?? c.defaults().source
+        guard let d = sources.first(where: { $0.name == wanted }) else {
+            let names = sources.map(\.name).joined(separator: ", ")
+            throw EngineError(.device, "PulseAudio: no source named \"\(wanted)\" (available: \(names.isEmpty ? "none" : names))",
+                              parameter: "device", suggestion: "`audiograph devices` lists them")
+        }
+        device = d
+        connection = c
+    }
+
+    public func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] {
+        [StreamFormat(sampleRate: Double(rate ?? device?.rate ?? 48000), channelCount: channels ?? device?.channels ?? 1)]
+    }
+
+    public func prepare(_ context: PrepareContext) throws(EngineError) {
+        guard let connection, let device else { return }
+        let format = context.outputFormats[0]
+        fragmentFrames = max(16, min(context.maxFrames, Int(latency * format.sampleRate)))
+        let r = FrameRing(channels: format.channelCount, capacity: Int(format.sampleRate * 2))
+        ring = r
+        stream = try PulseStream(connection: connection, capture: true, device: device.name, rate: Int(format.sampleRate),
+                                 channels: format.channelCount, latency: latency, ring: r)
+        let id = nodeId
+        info.withLock {
+            $0.append(.device(node: id, name: device.name, format: format, latency: latency))
+        }
+    }
+
+    public func process(_ io: inout ProcessIO) -> FlowStatus {
+        guard let stream, let ring else { return .endOfStream }
+        let out = io.outputs[0]
+        if !started {
+            started = true
+            stream.cork(false)
+        }
+        if io.isStopping {
+            if ring.available == 0 {
+                stream.cork(true)
+                return .endOfStream
+            }
+        } else {
+            // Wait (briefly, so the engine can still see stop and cancel) for a fragment.
+            let want = min(fragmentFrames, io.requestedFrames)
+            var waited = 0
+            while ring.available < want && !stream.failed.load(ordering: .acquiring) && waited < 50 {
+                usleep(1000)
+                waited += 1
+            }
+        }
+        let n = ring.read(into: out, frames: min(io.requestedFrames, out.frameCapacity))
+        out.frameLength = n
+        let lost = stream.lostFrames.load(ordering: .relaxed) + stream.serverXruns.load(ordering: .relaxed)
+        if lost > reportedLost {
+            io.emit(NodeEvent(.overrun, t: Double(out.sampleTime) / (Double(rate ?? device?.rate ?? 48000)),
+                              values: (Double(lost - reportedLost), 0, 0, 0)))
+            reportedLost = lost
+        }
+        if stream.failed.load(ordering: .acquiring) && ring.available == 0 && n == 0 {
+            return .failed(Self.failedCode)
+        }
+        return .ok
+    }
+
+    public func failure(_ code: Int32) -> EngineError {
+        EngineError(.server, "PulseAudio: lost the capture stream from \(connection?.server ?? pulseServerAddress()) (server stopped or device removed)",
+                    suggestion: "restart the sound server, check the device, or use --source FILE")
+    }
+
+    public func finish(_ reason: EndReason) throws(EngineError) {
+        stream?.close()
+        stream = nil
+    }
+
+    public func takeEvents(nodeId: String) -> [EngineEvent] {
+        info.withLock { e in
+            defer { e.removeAll() }
+            return e
+        }
+    }
+
+    /// Server-side latency of the capture stream, in seconds (for benchmarks).
+    public var serverLatency: Double? { stream?.latency() }
+}
