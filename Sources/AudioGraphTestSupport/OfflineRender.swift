@@ -10,14 +10,28 @@ public enum OfflineRender {
         _ type: String, _ params: [String: ParameterValue] = [:], input: [[Float]], rate: Double,
         chunks: [Int] = [1024], registry: NodeRegistry
     ) async throws -> (output: [[Float]], rate: Double, events: [EngineEvent]) {
+        try await run(chain: [(type, params)], input: input, rate: rate, chunks: chunks, registry: registry)
+    }
+
+    /// Plays `input` through a chain of nodes (the last one is tapped) and returns what came
+    /// out and every event, ending with `.end(reason)`.
+    public static func run(
+        chain: [(String, [String: ParameterValue])], input: [[Float]], rate: Double,
+        chunks: [Int] = [1024], registry: NodeRegistry
+    ) async throws -> (output: [[Float]], rate: Double, events: [EngineEvent]) {
         var r = registry
         let source = UncheckedSendable(ArraySource(rate: rate, channels: input, chunks: chunks))
         r.register(ArraySource.descriptor { source.value })
         var g = GraphDescription(name: "offline")
         g.addNode("in", type: "array-source")
-        g.addNode("node", type: type, params)
+        var previous = "in"
+        for (k, (type, params)) in chain.enumerated() {
+            let id = k == chain.count - 1 ? "node" : "n\(k)"
+            g.addNode(id, type: type, params)
+            g.connect(previous, to: id)
+            previous = id
+        }
         g.addNode("out", type: "null-sink")
-        g.connect("in", to: "node")
         g.connect("node", to: "out")
         let engine = try AudioEngine(graph: g, registry: r, options: .init(blockFrames: chunks.max() ?? 1024))
         try engine.prepare()

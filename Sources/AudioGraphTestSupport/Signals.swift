@@ -7,6 +7,35 @@ public enum Signals {
         (0..<Int(seconds * rate)).map { Float(amplitude * sin(2 * .pi * frequency * Double($0) / rate)) }
     }
 
+    /// A voiced, speech-like tone: harmonics of `f0` with a falling spectrum.
+    public static func voiced(_ f0: Double = 140, amplitude: Double = 0.3, seconds: Double, rate: Double) -> [Float] {
+        let n = Int(seconds * rate)
+        var x = [Float](repeating: 0, count: n)
+        var h = 1
+        while Double(h) * f0 < min(3800, rate / 2) {
+            let a = amplitude / Double(h)
+            for i in 0..<n { x[i] += Float(a * sin(2 * .pi * f0 * Double(h) * Double(i) / rate)) }
+            h += 1
+        }
+        return x
+    }
+
+    /// Deterministic white noise of RMS `rms`.
+    public static func noise(rms: Double, seconds: Double, rate: Double, seed: UInt64 = 42) -> [Float] {
+        var s = seed
+        return (0..<Int(seconds * rate)).map { _ in
+            s = s &* 6364136223846793005 &+ 1442695040888963407
+            let u = Double(s >> 11) / Double(1 << 53) * 2 - 1
+            return Float(u * rms * 3.0.squareRoot())
+        }
+    }
+
+    /// `signal` placed into `into` from `at` seconds (added).
+    public static func place(_ signal: [Float], into: inout [Float], at: Double, rate: Double) {
+        let start = Int(at * rate)
+        for (k, v) in signal.enumerated() where start + k < into.count { into[start + k] += v }
+    }
+
     /// Amplitude of the `frequency` component of `x` (least squares over the whole slice).
     public static func amplitude(of frequency: Double, in x: ArraySlice<Float>, rate: Double) -> Double {
         var c = 0.0, s = 0.0

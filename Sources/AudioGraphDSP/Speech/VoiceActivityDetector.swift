@@ -35,7 +35,6 @@ public final class VoiceActivityDetector: AudioNode {
 
     static let probabilityKind = NodeEvent.Kind(rawValue: 1001)
     static let hop = 0.01
-    let debugVAD = ProcessInfo.processInfo.environment["AG_DEBUG_VAD"] != nil
 
     let sensitivity: Double
     let frameSeconds: Double
@@ -57,6 +56,7 @@ public final class VoiceActivityDetector: AudioNode {
     private var run = 0                  // consecutive frames on the other side of the threshold
     private var runStart: Int64 = 0
     private var lastSpeechFrame: Int64 = 0
+    private var lastRawSpeechFrame: Int64 = 0
     private var frameScratch: [Float] = []
 
     init(_ p: ResolvedParameters) {
@@ -101,6 +101,7 @@ public final class VoiceActivityDetector: AudioNode {
         speaking = false
         run = 0
         lastSpeechFrame = 0
+        lastRawSpeechFrame = 0
     }
 
     /// Stream time (s) of the end of frame `n` (frames end on hop boundaries).
@@ -136,7 +137,7 @@ public final class VoiceActivityDetector: AudioNode {
         probs.frameLength = probCount
         if io.inputsEnded && speaking {
             speaking = false
-            let t = frameEnd(lastSpeechFrame), now = Double(totalSamples) / rate
+            let t = frameEnd(lastRawSpeechFrame) - frameSeconds / 2, now = Double(totalSamples) / rate
             io.emit(NodeEvent(.speechEnd, t: t, decided: now))
             output.addMarker(StreamMarker(.speechEnd, t: t, decided: now))
         }
@@ -150,7 +151,6 @@ public final class VoiceActivityDetector: AudioNode {
         for k in 0..<frameLength { frameScratch[k] = ring[(start + k) % frameLength] }
         let m = frameScratch.withUnsafeBufferPointer { features!.measure($0.baseAddress!, count: frameLength) }
         framesDone += 1
-        if debugVAD { FileHandle.standardError.write("\(framesDone) llr \(m.llr) harm \(m.harmonicity) lvl \(m.level)\n".data(using: .utf8)!) }
         // Evidence: the compressed likelihood ratio, plus periodicity where there is signal
         // above the noise to be periodic (in near-silence the spectrum's autocorrelation is
         // meaningless), held back in digital silence.
@@ -162,8 +162,11 @@ public final class VoiceActivityDetector: AudioNode {
         if reportProbabilities {
             io.emit(NodeEvent(Self.probabilityKind, t: frameEnd(framesDone), values: (Double(probability), 0, 0, 0)))
         }
+        if evidence >= offThreshold { lastRawSpeechFrame = framesDone }
         if !speaking {
-            if score > onThreshold {
+            // Onset: raw evidence above the threshold for min-speech in a row (a click's
+            // short burst is not stretched by the smoothing), confirmed by the smoothed score.
+            if evidence > onThreshold && (run + 1 < minSpeechFrames || score > onThreshold) {
                 if run == 0 { runStart = framesDone }
                 run += 1
                 if run >= minSpeechFrames {
@@ -186,7 +189,8 @@ public final class VoiceActivityDetector: AudioNode {
                 if run >= hangoverFrames {
                     speaking = false
                     run = 0
-                    let t = frameEnd(lastSpeechFrame) - Self.hop / 2
+                    // The last frame with speech evidence; speech ended around its centre.
+                    let t = frameEnd(lastRawSpeechFrame) - frameSeconds / 2
                     io.emit(NodeEvent(.speechEnd, t: t, decided: now))
                     output.addMarker(StreamMarker(.speechEnd, t: t, decided: now))
                 }

@@ -1,0 +1,119 @@
+import AudioGraph
+import AudioGraphCore
+import AudioGraphTestSupport
+import Testing
+
+@testable import AudioGraphDSP
+
+/// The VAD and end-of-speech detector on synthetic signals with known speech times.
+@Suite struct VoiceActivityDetectorTests {
+    static let rate = 16000.0
+
+    /// Voiced bursts at `bursts` (start, end) seconds in white noise `noiseDB` below them.
+    static func scene(_ bursts: [(Double, Double)], seconds: Double, noiseDB: Double = -25) -> [Float] {
+        var x = Signals.noise(rms: 0.1 * pow10(noiseDB / 20), seconds: seconds, rate: rate)
+        for (a, b) in bursts { Signals.place(Signals.voiced(seconds: b - a, rate: rate), into: &x, at: a, rate: rate) }
+        return x
+    }
+
+    static func speech(_ events: [EngineEvent]) -> [(String, Double, Double)] {
+        events.compactMap {
+            switch $0 {
+            case .speechStart(_, let t, let d): return ("start", t, d)
+            case .speechEnd(_, let t, let d): return ("end", t, d)
+            case .utteranceEnd(_, _, let t, let d): return ("utterance-end", t, d)
+            default: return nil
+            }
+        }
+    }
+
+    func vad(_ x: [Float], _ params: [String: ParameterValue] = [:]) async throws -> [(String, Double, Double)] {
+        Self.speech(try await OfflineRender.run("vad", params, input: [x], rate: Self.rate, registry: .builtin).events)
+    }
+
+    @Test func onsetAndOffsetOfABurstInNoise() async throws {
+        let e = try await vad(Self.scene([(1.0, 2.2)], seconds: 3.5))
+        #expect(e.map(\.0) == ["start", "end"])
+        guard e.count == 2 else { return }
+        #expect(abs(e[0].1 - 1.0) <= 0.03, "onset at \(e[0].1)")
+        #expect(abs(e[1].1 - 2.2) <= 0.03, "offset at \(e[1].1)")
+        #expect(e[0].2 > e[0].1 && e[0].2 - e[0].1 < 0.2, "decided after the onset, soon")
+        #expect(e[1].2 > e[1].1 && e[1].2 - e[1].1 < 0.4, "decided after the offset, after the hangover")
+    }
+
+    @Test func silenceAndStationaryNoiseNeverTrigger() async throws {
+        #expect(try await vad([Float](repeating: 0, count: 48000)).isEmpty)
+        #expect(try await vad(Signals.noise(rms: 0.05, seconds: 5, rate: Self.rate)).isEmpty)
+        var pinkish = Signals.noise(rms: 0.05, seconds: 5, rate: Self.rate)
+        for i in 1..<pinkish.count { pinkish[i] = 0.95 * pinkish[i - 1] + 0.05 * pinkish[i] * 10 }
+        #expect(try await vad(pinkish).isEmpty)
+    }
+
+    @Test func clicksShorterThanMinimumSpeechNeverTrigger() async throws {
+        var x = Signals.noise(rms: 0.002, seconds: 3, rate: Self.rate)
+        for at in [0.5, 1.2, 2.0] {
+            Signals.place(Signals.voiced(amplitude: 0.5, seconds: 0.03, rate: Self.rate), into: &x, at: at, rate: Self.rate)
+        }
+        #expect(try await vad(x).isEmpty)
+    }
+
+    @Test func speechReachesTheOutputUnchangedAndProbabilitiesAre100PerSecond() async throws {
+        let x = Self.scene([(0.5, 1.0)], seconds: 2)
+        let r = try await OfflineRender.run("vad", ["probabilities": true], input: [x], rate: Self.rate, registry: .builtin)
+        #expect(r.output[0] == x, "audio passes through unchanged")
+        let p = r.events.compactMap { if case .probability(_, _, let p) = $0 { return p } else { return nil } }
+        #expect(abs(p.count - 200) <= 3)
+        #expect(p.allSatisfy { (0...1).contains($0) })
+    }
+
+    @Test func worksAtOtherRates() async throws {
+        var x = Signals.noise(rms: 0.005, seconds: 3, rate: 44100)
+        Signals.place(Signals.voiced(seconds: 1, rate: 44100), into: &x, at: 1, rate: 44100)
+        let e = Self.speech(try await OfflineRender.run("vad", [:], input: [x], rate: 44100, registry: .builtin).events)
+        #expect(e.map(\.0) == ["start", "end"])
+    }
+
+    // MARK: end-of-speech
+
+    func eos(_ x: [Float], _ params: [String: ParameterValue]) async throws -> ([(String, Double, Double)], EngineEvent?) {
+        let r = try await OfflineRender.run(chain: [("vad", [:]), ("end-of-speech", params)], input: [x], rate: Self.rate,
+                                            registry: .builtin)
+        return (Self.speech(r.events).filter { $0.0 == "utterance-end" }, r.events.last)
+    }
+
+    @Test func aPauseShorterThanTheWindowNeverSplits() async throws {
+        let x = Self.scene([(0.5, 1.5), (1.8, 2.6)], seconds: 4)
+        let (u, _) = try await eos(x, ["mode": "short"])
+        #expect(u.count == 1)
+        #expect(abs((u.first?.1 ?? 0) - 2.6) < 0.05, "back-dated to the end of speech")
+        #expect(abs((u.first?.2 ?? 0) - 3.1) < 0.1, "decided one silence window later")
+    }
+
+    @Test func aLongerPauseSplitsInShortModeButNotInLong() async throws {
+        let x = Self.scene([(0.5, 1.5), (2.3, 3.0)], seconds: 5)
+        #expect(try await eos(x, ["mode": "short"]).0.count == 2)
+        #expect(try await eos(x, ["mode": "long"]).0.count == 1)
+        #expect(try await eos(x, ["silence": 0.3]).0.count == 2)
+    }
+
+    @Test func modeNoneOnlyClosesAtTheEndOfInput() async throws {
+        let x = Self.scene([(0.5, 1.0), (3.0, 3.5)], seconds: 4)
+        let (u, _) = try await eos(x, ["mode": "none"])
+        #expect(u.count == 1 && (u.first?.2 ?? 0) >= 3.99)
+    }
+
+    @Test func noSpeechTimeoutEndsTheSession() async throws {
+        let (u, last) = try await eos(Signals.noise(rms: 0.001, seconds: 8, rate: Self.rate), ["no-speech-timeout": 2])
+        #expect(u.isEmpty)
+        #expect(last == .end(.noSpeech))
+    }
+
+    @Test func maxDurationCutsLongSpeech() async throws {
+        let x = Self.scene([(0.5, 3.5)], seconds: 4.5)
+        let (u, _) = try await eos(x, ["max-duration": 1.0])
+        #expect(u.count >= 3, "a 3 s utterance cut every second: \(u)")
+    }
+}
+
+private func pow10(_ x: Double) -> Double { Foundation.pow(10, x) }
+import Foundation
