@@ -53,7 +53,14 @@ final class PocketSphinxDecoder {
 
     /// PocketSphinx's last error message, cleaned of its source-location prefix.
     static func lastError() -> String {
-        String(cString: ag_ps_last_error()).trimmingCharacters(in: .whitespacesAndNewlines)
+        // "ERROR: \"jsgf_parser.y\", line 155: syntax error at line 3 ..." -> "syntax error at line 3 ..."
+        String(cString: ag_ps_last_error()).components(separatedBy: " | ").map { message in
+            var m = Substring(message)
+            if let colon = m.range(of: "\", line "), let end = m[colon.upperBound...].firstIndex(of: ":") {
+                m = m[m.index(after: end)...]
+            }
+            return m.trimmingCharacters(in: .whitespaces)
+        }.filter { !$0.isEmpty }.joined(separator: "; ")
     }
 
     func startUtterance() {

@@ -89,8 +89,13 @@ public final class Recognizer: AudioNode {
     /// Loads the model (before the run announces `listening`).
     public func open() throws(EngineError) {
         guard decoder == nil else { return }
-        do {
-            decoder = try PocketSphinxDecoder(hmm: hmm, dict: dict, search: search)
+        do throws(EngineError) {
+            let d = try PocketSphinxDecoder(hmm: hmm, dict: dict, search: search)
+            if case .keyphrase(let phrase, _) = search, let word = d.firstUnknownWord(in: phrase) {
+                throw EngineError(.model, "\"\(word)\" is not in the dictionary \(dict)",
+                                  suggestion: "spell the keyphrase with dictionary words")
+            }
+            decoder = d
         } catch {
             var e = error
             e.parameter = switch search {

@@ -19,10 +19,14 @@ static inline char *ag_ps_error_storage(void) {
 static void ag_ps_log_callback(void *user_data, err_lvl_t level, const char *format, ...) {
     (void)user_data;
     if (level < ERR_ERROR || format == NULL) return;
+    // Messages accumulate, separated by " | ", so the caller can pick the telling one.
     char *b = ag_ps_error_storage();
+    size_t used = strlen(b);
+    if (used > 0 && used + 4 < 1024) { strcat(b, " | "); used += 3; }
+    if (used + 1 >= 1024) return;
     va_list ap;
     va_start(ap, format);
-    vsnprintf(b, 1024, format, ap);
+    vsnprintf(b + used, 1024 - used, format, ap);
     va_end(ap);
     size_t n = strlen(b);
     while (n > 0 && (b[n - 1] == '\n' || b[n - 1] == ' ')) b[--n] = 0;

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+/// The real PocketSphinx decoder and model on flite speech, through the CLI.
+@Suite struct RecognitionTests {
+    func json(_ r: CLI.Result) -> [[String: Any]] {
+        r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    func finals(_ r: CLI.Result) -> [[String: Any]] { json(r).filter { $0["type"] as? String == "final" } }
+
+    @Test func transcribesAFileWithWordTimesAlternativesAndConfidence() throws {
+        guard let wav = Flite.speech("go forward ten meters") else {
+            print("skipped: flite is not installed (Tools/install-deps installs it)")
+            return
+        }
+        let r = try CLI.run(["run", "graphs/transcribe.json", "--source", wav.path, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let f = try #require(finals(r).first)
+        #expect(f["text"] as? String == "go forward ten meters")
+        let words = f["words"] as? [[String: Any]] ?? []
+        #expect(words.map { $0["word"] as? String } == ["go", "forward", "ten", "meters"])
+        let starts = words.compactMap { $0["start"] as? Double }
+        #expect(starts == starts.sorted() && (starts.first ?? -1) >= 0)
+        #expect(words.allSatisfy { (0...1).contains($0["confidence"] as? Double ?? -1) })
+        let alts = f["alternatives"] as? [[String: Any]] ?? []
+        #expect(alts.first?["text"] as? String == "go forward ten meters" && alts.count >= 2)
+        #expect((0...1).contains(f["confidence"] as? Double ?? -1))
+        let types = json(r).compactMap { $0["type"] as? String }
+        #expect(types.firstIndex(of: "speech-start")! < types.firstIndex(of: "final")!)
+        #expect(types.last == "end")
+    }
+
+    @Test func partialsComeBeforeTheFinalOfTheirUtterance() throws {
+        guard let wav = Flite.speech("find japanese restaurants nearby") else { return }
+        let r = try CLI.run(["run", "graphs/transcribe.json", "--source", wav.path, "--json", "--set", "asr.partials=0.1"])
+        let events = json(r)
+        let partials = events.indices.filter { events[$0]["type"] as? String == "partial" }
+        let final = try #require(events.firstIndex { $0["type"] as? String == "final" })
+        #expect(!partials.isEmpty && partials.allSatisfy { $0 < final })
+        #expect(partials.allSatisfy { events[$0]["utterance"] as? Int == 1 })
+    }
+
+    @Test func commandGrammarEndsAtTheEndOfSpeech() throws {
+        for phrase in ["find japanese restaurants nearby", "status of flight l x forty", "go forward ten meters"] {
+            guard let wav = Flite.speech(phrase) else { return }
+            let r = try CLI.run(["run", "graphs/command.json", "--source", wav.path, "--json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(finals(r).first?["text"] as? String == phrase)
+            #expect(json(r).last?["reason"] as? String == "end-of-speech")
+        }
+    }
+
+    @Test func keyphraseIsSpotted() throws {
+        guard let wav = Flite.speech("hello computer") else { return }
+        let r = try CLI.run(["run", "graphs/wakeword.json", "--source", wav.path, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect((finals(r).first?["text"] as? String)?.contains("hello computer") == true)
+    }
+
+    @Test func otherRatesAndChannelsGiveTheSameWords() throws {
+        // Each file through the engine's own conversion gives the words of its 16 kHz mono
+        // conversion by sox. (8 kHz flite speech is too ambiguous for the model to compare
+        // stably; the corpus's 8 kHz recording is measured in the WER benchmark.)
+        guard let wav = Flite.speech("go forward ten meters"),
+              let a = Flite.convert(wav, rate: 44100, channels: 2), let b = Flite.convert(wav, rate: 48000, channels: 1)
+        else { return }
+        for f in [a, b] {
+            guard let reference = Flite.convert(f, rate: 16000, channels: 1) else { return }
+            let ours = finals(try CLI.run(["run", "graphs/transcribe.json", "--source", f.path, "--json"])).map { $0["text"] as? String }
+            let theirs = finals(try CLI.run(["run", "graphs/transcribe.json", "--source", reference.path, "--json"])).map { $0["text"] as? String }
+            #expect(ours == theirs, "\(f.lastPathComponent): \(ours) vs \(theirs)")
+        }
+        let direct = finals(try CLI.run(["run", "graphs/transcribe.json", "--source", a.path, "--json"]))
+        #expect(direct.first?["text"] as? String == "go forward ten meters")
+    }
+
+    @Test func corpusFilesAtTheirOwnRatesMatchTheir16kConversions() throws {
+        let corpus = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+        guard FileManager.default.fileExists(atPath: corpus.path) else {
+            print("skipped: ../shared/corpus is absent")
+            return
+        }
+        for name in ["speechrec_one_two_three_stereo.wav", "alsa_Front_Center.wav"] {
+            let original = corpus.appendingPathComponent(name)
+            guard let converted = Flite.convert(original, rate: 16000, channels: 1) else { return }
+            let a = finals(try CLI.run(["run", "graphs/transcribe.json", "--source", original.path, "--json"])).map { $0["text"] as? String }
+            let b = finals(try CLI.run(["run", "graphs/transcribe.json", "--source", converted.path, "--json"])).map { $0["text"] as? String }
+            #expect(a == b, "\(name): \(a) vs \(b)")
+        }
+    }
+
+    @Test func stopDeliversTheFinal() throws {
+        guard let wav = Flite.speech("go forward ten meters and then turn left at the second corner") else { return }
+        let stopped = try CLI.run(["run", "graphs/transcribe.json", "--source", wav.path, "--json", "--realtime",
+                                   "--set", "eos.mode=none"], interruptAfter: [2.5])
+        #expect(json(stopped).last?["reason"] as? String == "stopped")
+        let text = finals(stopped).first?["text"] as? String ?? ""
+        #expect(text.hasPrefix("go forward"), "what was said before stop is delivered: \(text)")
+    }
+
+    @Test func badModelGrammarAndKeyphraseAreClearErrors() throws {
+        guard let wav = Flite.speech("go forward ten meters") else { return }
+        let dir = CLI.tempDir()
+        let missing = try CLI.run(["run", "graphs/transcribe.json", "--source", wav.path, "--set", "asr.hmm=/nonexistent/model"])
+        #expect(missing.status == 2 && missing.stderrLines.count == 1)
+        #expect(missing.stderr.contains("node \"asr\": parameter \"hmm\": /nonexistent/model: no such model directory"))
+        let gram = dir.appendingPathComponent("bad.gram")
+        try "#JSGF V1.0;\ngrammar bad;\npublic <cmd> = go forward (ten | ;\n".write(to: gram, atomically: true, encoding: .utf8)
+        let bad = try CLI.run(["run", "graphs/command.json", "--source", wav.path, "--set", "asr.grammar=\(gram.path)"])
+        #expect(bad.status == 2 && bad.stderrLines.count == 1, "\(bad.stderr)")
+        #expect(bad.stderr.contains("parameter \"grammar\"") && bad.stderr.contains("line 3"), "\(bad.stderr)")
+        let oov = try CLI.run(["run", "graphs/wakeword.json", "--source", wav.path, "--set", "asr.keyphrase=hello zzyzxq"])
+        #expect(oov.status == 2 && oov.stderrLines.count == 1, "\(oov.stderr)")
+        #expect(oov.stderr.contains("zzyzxq"), "\(oov.stderr)")
+    }
+}
