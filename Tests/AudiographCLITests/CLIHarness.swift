@@ -21,15 +21,18 @@ enum CLI {
     }
 
     /// Runs `audiograph ARGS` from the package root; `interruptAfter` sends SIGINT(s).
-    static func run(_ args: [String], interruptAfter: [Double] = [], timeout: Double = 60) throws -> Result {
+    static func run(_ args: [String], interruptAfter: [Double] = [], timeout: Double = 60,
+                    environment: [String: String] = [:], during: (@Sendable () -> Void)? = nil) throws -> Result {
         let p = Process()
         p.executableURL = binary
         p.arguments = args
+        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         p.currentDirectoryURL = packageRoot
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
         try p.run()
+        if let during { Thread { during() }.start() }
         let started = Date()
         var pending = interruptAfter
         var outData = Data(), errData = Data()

@@ -1,0 +1,202 @@
+import Foundation
+import Testing
+
+/// `pulse-source`, `pulse-sink` and `devices` against a real PulseAudio daemon: the private
+/// one Tools/test starts (PULSE_SERVER, with a pipe source fed through AG_PULSE_PIPE and a
+/// null sink). Skipped with a one-line reason when no daemon is reachable.
+@Suite(.serialized) struct PulseIntegrationTests {
+    static let env = ProcessInfo.processInfo.environment
+    static var pipe: String? { env["AG_PULSE_PIPE"] }
+
+    /// Whether the test daemon is there; prints the skip reason if not.
+    static func daemon() -> Bool {
+        guard env["PULSE_SERVER"] != nil, let pipe, FileManager.default.fileExists(atPath: pipe) else {
+            print("skipped: no private PulseAudio daemon (run the suite with Tools/test)")
+            return false
+        }
+        return true
+    }
+
+    /// Writes 16 kHz mono s16 samples into a pipe source, in real-time-sized chunks.
+    static func feed(_ samples: [Int16], to pipe: String, after delay: Double = 0.6) {
+        usleep(UInt32(delay * 1e6))
+        guard let h = FileHandle(forWritingAtPath: pipe) else { return }
+        let data = samples.withUnsafeBufferPointer { Data(buffer: $0) }
+        var offset = 0
+        while offset < data.count {
+            let n = min(3200, data.count - offset)
+            h.write(data.subdata(in: offset..<offset + n))
+            offset += n
+            usleep(100_000)
+        }
+        try? h.close()
+    }
+
+    static func graph(_ text: String) throws -> URL {
+        let f = CLI.tempDir().appendingPathComponent("g.json")
+        try text.write(to: f, atomically: true, encoding: .utf8)
+        return f
+    }
+
+    /// A recognisable, non-periodic test signal.
+    static func signal(seconds: Double) -> [Int16] {
+        var s: UInt32 = 12345
+        return (0..<Int(seconds * 16000)).map { i in
+            s = s &* 1_103_515_245 &+ 12345
+            return Int16(truncatingIfNeeded: Int(sin(Double(i) * 0.05) * 8000) + Int(s >> 20) - 2048)
+        }
+    }
+
+    @Test func devicesListsTheDaemonsSourceAndSink() throws {
+        guard Self.daemon() else { return }
+        let r = try CLI.run(["devices", "--json"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains(#""type":"source","name":"agtest_pipe""#))
+        #expect(r.stdout.contains(#""type":"sink","name":"agtest_sink""#))
+        #expect(r.stdout.contains(#""name":"agtest_sink.monitor""#))
+        let text = try CLI.run(["devices"])
+        #expect(text.stdout.contains("* agtest_pipe"))
+    }
+
+    @Test func captureArrivesCompleteAndSampleExact() throws {
+        guard Self.daemon(), let pipe = Self.pipe else { return }
+        let out = CLI.tempDir().appendingPathComponent("cap.wav")
+        let g = try Self.graph("""
+            {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe"}},
+                       {"id": "out", "type": "wav-sink", "params": {"path": "\(out.path)"}}],
+             "connections": [{"from": "mic", "to": "out"}]}
+            """)
+        let sent = Self.signal(seconds: 1.5)
+        let r = try CLI.run(["run", g.path, "--json"], interruptAfter: [3.5], during: { Self.feed(sent, to: pipe) })
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(#""type":"device","node":"mic","name":"agtest_pipe","rate":16000,"channels":1"#))
+        let got = try WAVFixture.read(out).samples.map { Int16($0) }
+        let start = got.firstIndex(of: sent[0]).map { i -> Int in
+            var j = i
+            while j + sent.count <= got.count && Array(got[j..<j + 8]) != Array(sent[0..<8]) {
+                j = got[(j + 1)...].firstIndex(of: sent[0]) ?? got.count
+            }
+            return j
+        }
+        let s = try #require(start)
+        #expect(s + sent.count <= got.count && Array(got[s..<s + sent.count]) == sent, "every sample, in order")
+    }
+
+    @Test func captureAtAnotherRateIsConverted() throws {
+        guard Self.daemon(), let pipe = Self.pipe else { return }
+        let out = CLI.tempDir().appendingPathComponent("cap48.wav")
+        let g = try Self.graph("""
+            {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe", "rate": 48000, "channels": 2}},
+                       {"id": "out", "type": "wav-sink", "params": {"path": "\(out.path)"}}],
+             "connections": [{"from": "mic", "to": "out"}]}
+            """)
+        let tone = (0..<24000).map { Int16(8000 * sin(2 * Double.pi * 1000 * Double($0) / 16000)) }
+        let r = try CLI.run(["run", g.path], interruptAfter: [3.0], during: { Self.feed(tone, to: pipe) })
+        #expect(r.status == 0, "\(r.stderr)")
+        let back = try WAVFixture.read(out)
+        #expect(back.rate == 48000 && back.channels == 2)
+        let left = stride(from: 0, to: back.samples.count, by: 2).map { Float(back.samples[$0]) / 32768 }
+        let loud = left.indices.filter { abs(left[$0]) > 0.1 }
+        let slice = left[(loud.first ?? 0) + 4800..<min((loud.first ?? 0) + 4800 + 48000, left.count)]
+        // 1 kHz at 8000/32768 amplitude, within conversion error.
+        var c = 0.0, s = 0.0
+        for (k, v) in slice.enumerated() {
+            c += Double(v) * cos(2 * .pi * 1000 * Double(k) / 48000)
+            s += Double(v) * sin(2 * .pi * 1000 * Double(k) / 48000)
+        }
+        let amplitude = 2 * (c * c + s * s).squareRoot() / Double(slice.count)
+        #expect(abs(amplitude - 8000.0 / 32768) < 0.01, "amplitude \(amplitude)")
+    }
+
+    @Test func playbackComesBackThroughTheMonitor() throws {
+        guard Self.daemon() else { return }
+        let dir = CLI.tempDir()
+        let captured = dir.appendingPathComponent("monitor.wav")
+        let capture = try Self.graph("""
+            {"nodes": [{"id": "mon", "type": "pulse-source", "params": {"device": "agtest_sink.monitor"}},
+                       {"id": "out", "type": "wav-sink", "params": {"path": "\(captured.path)"}}],
+             "connections": [{"from": "mon", "to": "out"}]}
+            """)
+        let play = try Self.graph("""
+            {"nodes": [{"id": "tone", "type": "test-signal", "params": {"frequency": 440, "level": -12, "rate": 48000, "channels": 2, "duration": 1.5}},
+                       {"id": "spk", "type": "pulse-sink", "params": {"device": "agtest_sink"}}],
+             "connections": [{"from": "tone", "to": "spk"}]}
+            """)
+        let player = CLI.binary.path
+        let r = try CLI.run(["run", capture.path], interruptAfter: [3.5], during: {
+            usleep(500_000)
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: player)
+            p.arguments = ["run", play.path]
+            try? p.run()
+            p.waitUntilExit()
+        })
+        #expect(r.status == 0, "\(r.stderr)")
+        let back = try WAVFixture.read(captured)
+        let left = stride(from: 0, to: back.samples.count, by: back.channels).map { Float(back.samples[$0]) / 32768 }
+        let peak = left.map(abs).max() ?? 0
+        #expect(abs(Double(peak) - pow(10, -12.0 / 20)) < 0.02, "the tone comes back at its level: peak \(peak)")
+        let loud = left.filter { abs($0) > 0.05 }.count
+        #expect(abs(Double(loud) / 48000 - 1.5 * 0.78) < 0.3, "about 1.5 s of tone came back")
+    }
+
+    @Test func unknownDeviceNamesItAndListsTheSources() throws {
+        guard Self.daemon() else { return }
+        let g = try Self.graph("""
+            {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "no-such-mic"}}, {"id": "o", "type": "null-sink"}],
+             "connections": [{"from": "mic", "to": "o"}]}
+            """)
+        let r = try CLI.run(["run", g.path])
+        #expect(r.status == 1)
+        #expect(r.stderrLines.count == 1)
+        #expect(r.stderr.contains("node \"mic\": parameter \"device\"") && r.stderr.contains("no source named \"no-such-mic\"")
+                && r.stderr.contains("agtest_pipe"), "\(r.stderr)")
+    }
+
+    @Test func noServerIsOneClearLine() throws {
+        let r = try CLI.run(["run", "graphs/dictation.json"], environment: ["PULSE_SERVER": "unix:/nonexistent/pulse"])
+        #expect(r.status == 1)
+        #expect(r.stderrLines.count == 1)
+        #expect(r.stderr.contains("cannot connect to unix:/nonexistent/pulse") && r.stderr.contains("--source FILE"), "\(r.stderr)")
+        let d = try CLI.run(["devices"], environment: ["PULSE_SERVER": "unix:/nonexistent/pulse"])
+        #expect(d.status == 1 && d.stderrLines.count == 1)
+    }
+
+    @Test func serverKilledMidRunEndsWithAnErrorAndKeepsWhatWasCaptured() throws {
+        guard Self.daemon() else { return }
+        let dir = CLI.tempDir()
+        let tools = CLI.packageRoot.appendingPathComponent("Tools/pulse-daemon").path
+        let daemonDir = dir.appendingPathComponent("pulse").path
+        let start = Process()
+        start.executableURL = URL(fileURLWithPath: tools)
+        start.arguments = ["start", daemonDir]
+        start.standardOutput = FileHandle.nullDevice
+        try start.run()
+        start.waitUntilExit()
+        try #require(start.terminationStatus == 0)
+        let out = dir.appendingPathComponent("cap.wav")
+        let g = try Self.graph("""
+            {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe"}},
+                       {"id": "out", "type": "wav-sink", "params": {"path": "\(out.path)"}}],
+             "connections": [{"from": "mic", "to": "out"}]}
+            """)
+        let sent = Self.signal(seconds: 1.0)
+        let began = Date()
+        let r = try CLI.run(["run", g.path, "--json"], timeout: 20, environment: ["PULSE_SERVER": "unix:\(daemonDir)/native"],
+                            during: {
+            Self.feed(sent, to: daemonDir + "/pipe")
+            usleep(300_000)
+            let stop = Process()
+            stop.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
+            stop.arguments = ["-9", "-f", "pulseaudio.*\(daemonDir)/native"]
+            try? stop.run()
+            stop.waitUntilExit()
+        })
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(Date().timeIntervalSince(began) < 6, "ends promptly after the server dies")
+        #expect(r.stdout.contains(#""type":"error""#) && r.stdout.contains(#""reason":"error""#))
+        #expect(r.stderr.contains("lost the capture stream"), "\(r.stderr)")
+        let got = try WAVFixture.read(out).samples
+        #expect(got.count >= sent.count, "audio captured before the failure was kept: \(got.count)")
+    }
+}
