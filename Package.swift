@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "AudioGraph", targets: ["AudioGraph"]),
         .executable(name: "audiograph", targets: ["audiograph"]),
         .executable(name: "audiograph-bench", targets: ["audiograph-bench"]),
+        .executable(name: "audiograph-example", targets: ["audiograph-example"]),
     ],
     targets: [
         // MARK: C libraries
@@ -44,13 +45,14 @@ let package = Package(
 
         // MARK: Executables
         .executableTarget(name: "audiograph", dependencies: ["AudioGraph", "AudioGraphPulse"]),
+        .executableTarget(name: "audiograph-example", dependencies: ["AudioGraph"]),
         .executableTarget(name: "audiograph-bench", dependencies: ["AudioGraph", "AudioGraphDSP", "CAllocCounter"]),
 
         // MARK: Tests
         .testTarget(name: "AudioGraphCoreTests", dependencies: ["AudioGraphCore"]),
         .testTarget(name: "AudioGraphDSPTests", dependencies: ["AudioGraphDSP", "AudioGraph", "AudioGraphTestSupport"]),
-        .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph"]),
-        .testTarget(name: "AudiographCLITests", dependencies: ["AudioGraph"]),
+        .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AudioGraphTestSupport"]),
+        .testTarget(name: "AudiographCLITests", dependencies: ["AudioGraph", "AudioGraphTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -22,7 +22,9 @@ final class EventPrinter: Sendable {
             return
         }
         switch event {
-        case .state, .end, .probability: break
+        case .state, .probability: break
+        case .end(_, let suggestion):
+            if let suggestion { err("audiograph: suggestion: \(suggestion)") }
         case .device(let node, let name, let format, let latency):
             err("audiograph: node \"\(node)\": \(name), \(format), \(Int(latency * 1000)) ms fragments")
         case .level(let node, let t, let rms, let peak):

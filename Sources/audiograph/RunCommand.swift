@@ -42,21 +42,22 @@ enum RunCommand: Command {
         }
 
         let graph = try GraphLoading.load(path, sources: sources, sets: sets)
-        let engine = AudioEngine(graph: graph, options: options)
         let printer = EventPrinter(json: json)
+        let session: RecognitionSession
         do {
-            try engine.prepare()
+            session = try RecognitionSession(validated: graph, options: options)
         } catch let e as EngineError {
             printer.failedBeforeStart(e)
             throw e
         }
-        engine.setEventHandler { printer.print($0) }
+        let engine = session.engine
+        session.onEvent { printer.print($0) }
         let signals = SignalHandler(
-            first: { engine.stop() },
-            second: { engine.cancel() })
+            first: { try? session.stop() },
+            second: { try? session.cancel() })
         let progress = ProgressBar(enabled: !json && isatty(STDERR_FILENO) == 1, duration: engine.duration)
         let started = Date()
-        try engine.start()
+        try session.start()
         var reason: EndReason?
         while reason == nil {
             progress.update(position: engine.position)

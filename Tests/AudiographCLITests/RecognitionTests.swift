@@ -1,3 +1,4 @@
+import AudioGraphTestSupport
 import Foundation
 import Testing
 

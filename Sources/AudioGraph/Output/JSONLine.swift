@@ -115,8 +115,9 @@ extension EngineEvent {
             if let f = e.file { j.add("file", f) }
             if let p = e.parameter { j.add("parameter", p) }
             if let s = e.suggestion { j.add("suggestion", s) }
-        case .end(let reason):
+        case .end(let reason, let suggestion):
             j.add("type", "end"); j.add("reason", reason.rawValue)
+            if let suggestion { j.add("suggestion", suggestion) }
         }
         return j.text
     }

@@ -24,8 +24,9 @@ public enum EngineEvent: Sendable, Equatable {
     case overrun(node: String, lost: Int)
     /// The run failed; an `end` with reason `error` follows.
     case error(EngineError)
-    /// The run is over.
-    case end(EndReason)
+    /// The run is over; a session adds a suggestion when it can tell why nothing useful
+    /// was heard (input silent, clipping, speech buried in noise, ...).
+    case end(EndReason, suggestion: String? = nil)
 }
 
 /// Where an engine is in its life.

@@ -2,11 +2,11 @@ import Foundation
 
 /// Speech fixtures made at test time with Debian's flite (voice rms, which PocketSphinx
 /// recognises well), cached per process.
-enum Flite {
-    static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/flite") }
+public enum Flite {
+    public static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/flite") }
 
     /// A 16 kHz mono WAV of `text`, or nil when flite is missing.
-    static func speech(_ text: String) -> URL? {
+    public static func speech(_ text: String) -> URL? {
         guard isAvailable else { return nil }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ag-flite")
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -24,7 +24,7 @@ enum Flite {
     }
 
     /// Runs sox to convert `input` to `rate`/`channels`; nil when sox is missing.
-    static func convert(_ input: URL, rate: Int, channels: Int) -> URL? {
+    public static func convert(_ input: URL, rate: Int, channels: Int) -> URL? {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sox") else { return nil }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("ag-\(UUID().uuidString)-\(rate)-\(channels).wav")
         let p = Process()

@@ -1,0 +1,117 @@
+import AudioGraphCore
+import Foundation
+
+/// A speech recognition session over a graph (SFSpeechRecognitionTask, SpeechKit's
+/// session): start, then partial and final results as you speak, and an end with a reason.
+///
+/// ```swift
+/// let session = try RecognitionSession(graph: GraphFile.load("graphs/command.json"))
+/// try session.start()
+/// for await event in session.events {
+///     switch event {
+///     case .partial(_, _, let text): print("…", text)
+///     case .final(_, let result): print(result.text, result.confidence)
+///     case .end(let reason, let suggestion): print(reason, suggestion ?? "")
+///     default: break
+///     }
+/// }
+/// ```
+///
+/// `stop()` ends the audio: capture stops, what was captured goes through the graph and
+/// the utterance in flight gets its final result, then the session ends with `stopped`.
+/// `cancel()` discards: no further final result, reason `cancelled`. A session ends by
+/// itself at end of input, at the end of speech (single-utterance graphs), or when nobody
+/// speaks (`no-speech`); `no-speech`, `error` and quiet or noisy input come with a
+/// suggestion. Misuse (start twice, stop before start, cancel after the end) throws a
+/// ``SessionError``. Events arrive in stream order on the engine's delivery thread, both
+/// through `events` and through the optional `onEvent` closure.
+public final class RecognitionSession: Sendable {
+    /// The engine the session drives (for taps and formats).
+    public let engine: AudioEngine
+    private let machine = NSLockedBox(SessionStateMachine())
+    private let advisor = InputAdvisor()
+    private let stream: AsyncStream<EngineEvent>
+    private let continuation: AsyncStream<EngineEvent>.Continuation
+    private let handler: NSLockedBox<(@Sendable (EngineEvent) -> Void)?> = NSLockedBox(nil)
+    private let endReason = NSLockedBox<EndReason?>(nil)
+
+    /// Validates `graph` and prepares its engine: files are opened and models loaded here,
+    /// before `start`, so listening begins at once. Throws `GraphErrors`, `GraphError` or
+    /// `EngineError`.
+    public convenience init(graph: GraphDescription, registry: NodeRegistry = .builtin,
+                            options: AudioEngine.Options = .init()) throws {
+        switch GraphValidator.validate(graph, registry: registry) {
+        case .success(let g): try self.init(validated: g, options: options)
+        case .failure(let e): throw e
+        }
+    }
+
+    /// Prepares a session over an already validated graph.
+    public init(validated: ValidatedGraph, options: AudioEngine.Options = .init()) throws {
+        engine = AudioEngine(graph: validated, options: options)
+        try engine.prepare()
+        (stream, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
+        if let source = engine.graph.nodes.first(where: { $0.descriptor.role == .source }) {
+            let advisor = self.advisor
+            try engine.installTap(onNode: source.id, bufferSize: 1600) { advisor.observe($0) }
+        }
+        engine.setEventHandler { [self] e in deliver(e) }
+    }
+
+    /// Every event of the session in stream order; finishes after `.end`.
+    public var events: AsyncStream<EngineEvent> { stream }
+
+    /// Called for every event on the delivery thread (callback-style code). Set before `start`.
+    public func onEvent(_ handler: @escaping @Sendable (EngineEvent) -> Void) {
+        self.handler.withLock { $0 = handler }
+    }
+
+    /// Begins listening.
+    public func start() throws {
+        let action = try machine.withLock { m throws(SessionError) in try m.start() }
+        if action == .startEngine { try engine.start() }
+    }
+
+    /// Ends the audio; the utterance in flight is finished and delivered.
+    public func stop() throws(SessionError) {
+        let action = try machine.withLock { m throws(SessionError) in try m.stop() }
+        if action == .stopEngine { engine.stop() }
+    }
+
+    /// Discards pending audio and results and ends at once.
+    public func cancel() throws(SessionError) {
+        let action = try machine.withLock { m throws(SessionError) in try m.cancel() }
+        if action == .cancelEngine { engine.cancel() }
+    }
+
+    /// Waits for the end and returns its reason.
+    public func ended() async -> EndReason { await engine.ended() }
+
+    /// Current state.
+    public var state: SessionStateMachine.State { machine.withLock { $0.state } }
+
+    private func deliver(_ e: EngineEvent) {
+        advisor.observe(e)
+        var event = e
+        if case .end(let reason, _) = e {
+            event = .end(reason, suggestion: advisor.suggestion(for: reason))
+            machine.withLock { $0.ended(reason.rawValue) }
+            endReason.withLock { $0 = reason }
+        }
+        handler.withLock { $0 }?(event)
+        continuation.yield(event)
+        if case .end = event { continuation.finish() }
+    }
+}
+
+/// A value behind a lock, for state touched from the caller's and the delivery thread.
+final class NSLockedBox<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: T
+    init(_ value: T) { self.value = value }
+    func withLock<R, E: Error>(_ body: (inout T) throws(E) -> R) throws(E) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

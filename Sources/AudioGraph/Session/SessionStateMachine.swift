@@ -1,0 +1,74 @@
+/// The life of a recognition session as a value-type state machine: each method is a
+/// transition that returns what the session must do, or throws for misuse (the
+/// async-http-client Transaction+StateMachine pattern). No I/O here, so every transition
+/// is unit-tested.
+///
+///     idle --start--> listening --stop--> stopping --ended--> ended
+///                        |  \----ended(end-of-speech / no-speech / end-of-input / error)--> ended
+///                        \--cancel--> cancelling --ended--> ended
+public struct SessionStateMachine: Sendable, Equatable {
+    public enum State: Sendable, Equatable {
+        case idle, listening, stopping, cancelling
+        case ended(EndReasonValue)
+    }
+
+    /// `EndReason` as an equatable value for state comparisons.
+    public typealias EndReasonValue = String
+
+    /// What the session does after a transition.
+    public enum Action: Sendable, Equatable {
+        case startEngine
+        case stopEngine
+        case cancelEngine
+        case none
+    }
+
+    public private(set) var state: State = .idle
+
+    public init() {}
+
+    public mutating func start() throws(SessionError) -> Action {
+        guard state == .idle else { throw SessionError(.alreadyStarted, "start: the session was already started") }
+        state = .listening
+        return .startEngine
+    }
+
+    public mutating func stop() throws(SessionError) -> Action {
+        switch state {
+        case .idle: throw SessionError(.notStarted, "stop: the session has not started")
+        case .listening:
+            state = .stopping
+            return .stopEngine
+        case .stopping, .cancelling: return .none
+        case .ended: throw SessionError(.alreadyEnded, "stop: the session has already ended")
+        }
+    }
+
+    public mutating func cancel() throws(SessionError) -> Action {
+        switch state {
+        case .idle: throw SessionError(.notStarted, "cancel: the session has not started")
+        case .listening, .stopping:
+            state = .cancelling
+            return .cancelEngine
+        case .cancelling: return .none
+        case .ended: throw SessionError(.alreadyEnded, "cancel: the session has already ended")
+        }
+    }
+
+    /// The engine reported its end.
+    public mutating func ended(_ reason: String) {
+        state = .ended(reason)
+    }
+}
+
+/// Misuse of a session (start twice, stop before start, cancel after the end).
+public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable { case alreadyStarted, notStarted, alreadyEnded }
+    public var code: Code
+    public var message: String
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+    public var description: String { message }
+}

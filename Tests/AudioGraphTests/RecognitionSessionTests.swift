@@ -1,0 +1,111 @@
+import AudioGraphTestSupport
+import Foundation
+import Testing
+
+@testable import AudioGraph
+
+@Suite struct SessionStateMachineTests {
+    @Test func happyPath() throws {
+        var m = SessionStateMachine()
+        #expect(try m.start() == .startEngine)
+        #expect(try m.stop() == .stopEngine)
+        #expect(try m.stop() == .none, "a second stop does nothing")
+        #expect(try m.cancel() == .cancelEngine, "cancel during stop discards")
+        m.ended("cancelled")
+        #expect(m.state == .ended("cancelled"))
+    }
+
+    @Test func misuseIsAnError() throws {
+        var m = SessionStateMachine()
+        #expect(throws: SessionError(.notStarted, "stop: the session has not started")) { try m.stop() }
+        #expect(throws: SessionError.self) { try m.cancel() }
+        _ = try m.start()
+        #expect(throws: SessionError(.alreadyStarted, "start: the session was already started")) { try m.start() }
+        m.ended("end-of-input")
+        #expect(throws: SessionError(.alreadyEnded, "cancel: the session has already ended")) { try m.cancel() }
+        #expect(throws: SessionError.self) { try m.stop() }
+    }
+}
+
+/// The session over the real decoder, on flite speech.
+@Suite struct RecognitionSessionTests {
+    func graph(_ wav: URL, eos: String = "short", continuous: Bool = true) -> GraphDescription {
+        var g = GraphDescription(name: "session")
+        g.addNode("src", type: "file-source", ["path": .string(wav.path)])
+        g.addNode("vad", type: "vad")
+        g.addNode("eos", type: "end-of-speech", ["mode": .string(eos)])
+        g.addNode("asr", type: "recognizer", ["continuous": .bool(continuous), "partials": 0.1])
+        g.connect("src", to: "vad")
+        g.connect("vad", to: "eos")
+        g.connect("eos", to: "asr")
+        return g
+    }
+
+    func collect(_ s: RecognitionSession) async -> [EngineEvent] {
+        var all: [EngineEvent] = []
+        for await e in s.events { all.append(e) }
+        return all
+    }
+
+    @Test func deliversPartialsThenAFinalThenTheEnd() async throws {
+        guard let wav = Flite.speech("go forward ten meters") else { return }
+        let s = try RecognitionSession(graph: graph(wav))
+        let callbacks = NSLockedBox<[EngineEvent]>([])
+        s.onEvent { e in callbacks.withLock { $0.append(e) } }
+        try s.start()
+        let events = await collect(s)
+        #expect(events.contains { if case .partial = $0 { return true } else { return false } })
+        let finals = events.compactMap { if case .final(_, let r) = $0 { return r.text } else { return nil } }
+        #expect(finals == ["go forward ten meters"])
+        if case .end(let reason, _) = events.last { #expect(reason == .endOfInput) } else { Issue.record("no end") }
+        #expect(callbacks.withLock { $0.count } == events.count, "callbacks see the same events")
+        #expect(throws: SessionError.self) { try s.cancel() }
+    }
+
+    @Test func singleUtteranceEndsAtTheEndOfSpeech() async throws {
+        guard let wav = Flite.speech("go forward ten meters. find japanese restaurants nearby") else { return }
+        let s = try RecognitionSession(graph: graph(wav, eos: "short", continuous: false))
+        try s.start()
+        let events = await collect(s)
+        if case .end(let reason, _) = events.last { #expect(reason == .endOfSpeech) } else { Issue.record("no end") }
+    }
+
+    @Test func stopDeliversTheUtteranceInFlight() async throws {
+        guard let wav = Flite.speech("go forward ten meters and then turn left at the corner") else { return }
+        let s = try RecognitionSession(graph: graph(wav, eos: "none"), options: .init(realtime: true))
+        try s.start()
+        #expect(throws: SessionError.self) { try s.start() }
+        try await Task.sleep(for: .milliseconds(1800))
+        try s.stop()
+        let events = await collect(s)
+        let finals = events.compactMap { if case .final(_, let r) = $0 { return r.text } else { return nil } }
+        #expect(finals.count == 1 && finals[0].hasPrefix("go forward"), "\(finals)")
+        if case .end(let reason, _) = events.last { #expect(reason == .stopped) } else { Issue.record("no end") }
+    }
+
+    @Test func cancelDiscardsPendingResults() async throws {
+        guard let wav = Flite.speech("go forward ten meters and then turn left at the corner") else { return }
+        let s = try RecognitionSession(graph: graph(wav, eos: "none"), options: .init(realtime: true))
+        try s.start()
+        try await Task.sleep(for: .milliseconds(1500))
+        try s.cancel()
+        let events = await collect(s)
+        #expect(!events.contains { if case .final = $0 { return true } else { return false } })
+        if case .end(let reason, _) = events.last { #expect(reason == .cancelled) } else { Issue.record("no end") }
+    }
+
+    @Test func noSpeechComesWithASuggestion() async throws {
+        let silence = FileManager.default.temporaryDirectory.appendingPathComponent("ag-silence-\(UUID()).wav")
+        var g = GraphDescription(name: "quiet")
+        g.addNode("s", type: "test-signal", ["signal": "silence", "rate": 16000, "duration": 7])
+        g.addNode("w", type: "wav-sink", ["path": .string(silence.path)])
+        g.connect("s", to: "w")
+        _ = try await AudioEngine(graph: g, registry: .builtin).run()
+        let s = try RecognitionSession(graph: graph(silence))
+        try s.start()
+        let events = await collect(s)
+        guard case .end(let reason, let suggestion) = events.last else { Issue.record("no end"); return }
+        #expect(reason == .noSpeech)
+        #expect(suggestion?.contains("silence") == true, "\(suggestion ?? "nil")")
+    }
+}
