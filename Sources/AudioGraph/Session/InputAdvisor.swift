@@ -51,8 +51,8 @@ final class InputAdvisor: @unchecked Sendable {
     func suggestion(for reason: EndReason) -> String? {
         lock.withLock {
             let peakDB = 20 * log10(max(peak, 1e-9))
+            guard reason == .noSpeech || reason == .error else { return nil }
             if clipped > 100 { return "the input is clipping (peaks at full scale): lower the input gain" }
-            guard reason == .noSpeech || reason == .error || reason == .endOfInput || reason == .endOfSpeech else { return nil }
             if blocks > 0 && peak == 0 { return "the input is digital silence: check that the right microphone is selected and not muted" }
             if blocks > 0 && peakDB < -40 { return String(format: "the input is very quiet (peak %.0f dBFS): raise the input gain or move closer", peakDB) }
             let sorted = quietRMS.sorted()
