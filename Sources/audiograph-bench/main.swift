@@ -108,13 +108,69 @@ func benchResample() async throws {
     }
 }
 
+/// The VAD on every WAV of a folder: speech regions found, share of speech, CPU per second
+/// of audio (the render thread's time, start-up excluded). Labels are not needed.
+func benchVAD(_ folder: String) async throws {
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".wav") }.sorted()
+    print("## audiograph vad on \(folder)")
+    print("")
+    print("| file | seconds | regions | speech % | first onset s | CPU ms / s of audio |")
+    print("|---|---|---|---|---|---|")
+    var totalAudio = 0.0, totalCPU = 0.0
+    for f in files {
+        var g = GraphDescription(name: "bench-vad")
+        g.addNode("src", type: "file-source", ["path": .string(folder + "/" + f)])
+        g.addNode("rs", type: "resampler", ["rate": 16000])
+        g.addNode("vad", type: "vad")
+        g.addNode("out", type: "null-sink")
+        g.connect("src", to: "rs")
+        g.connect("rs", to: "vad")
+        g.connect("vad", to: "out")
+        let engine: AudioEngine
+        do {
+            engine = try AudioEngine(graph: g, registry: .builtin)
+            try engine.prepare()
+        } catch {
+            print("| \(f) | unreadable: \(error) | | | | |")
+            continue
+        }
+        let regions = Mutex<[(Double, Double)]>([])
+        engine.setEventHandler { e in
+            switch e {
+            case .speechStart(_, let t, _): regions.withLock { $0.append((t, t)) }
+            case .speechEnd(_, let t, _): regions.withLock { r in if !r.isEmpty { r[r.count - 1].1 = t } }
+            default: break
+            }
+        }
+        var start = rusage(), end = rusage()
+        getrusage(RUSAGE_SELF, &start)
+        _ = try await engine.run()
+        getrusage(RUSAGE_SELF, &end)
+        let cpu = Double(end.ru_utime.tv_sec - start.ru_utime.tv_sec) + Double(end.ru_utime.tv_usec - start.ru_utime.tv_usec) / 1e6
+            + Double(end.ru_stime.tv_sec - start.ru_stime.tv_sec) + Double(end.ru_stime.tv_usec - start.ru_stime.tv_usec) / 1e6
+        let seconds = engine.position
+        let r = regions.withLock { $0 }
+        let speech = r.reduce(0.0) { $0 + max(0, $1.1 - $1.0) }
+        totalAudio += seconds
+        totalCPU += cpu
+        print(String(format: "| %@ | %.1f | %d | %.0f | %@ | %.2f |", f, seconds, r.count, 100 * speech / max(seconds, 1e-9),
+                     r.first.map { String(format: "%.2f", $0.0) } ?? "-", 1000 * cpu / max(seconds, 1e-9)))
+    }
+    print("")
+    print(String(format: "All: %.0f s of audio, %.3f ms CPU per second of audio (whole graph, incl. file reading and resampling)",
+                 totalAudio, 1000 * totalCPU / max(totalAudio, 1e-9)))
+}
+
 let args = Array(CommandLine.arguments.dropFirst())
 do {
     switch args.first {
     case "engine": try await benchEngine(Array(args.dropFirst()))
     case "resample": try await benchResample()
+    case "vad":
+        guard args.count == 2 else { print("USAGE: audiograph-bench vad FOLDER"); exit(2) }
+        try await benchVAD(args[1])
     default:
-        print("USAGE: audiograph-bench engine [FILE.wav] [--runs N] | resample")
+        print("USAGE: audiograph-bench engine [FILE.wav] [--runs N] | resample | vad FOLDER")
         exit(args.isEmpty ? 0 : 2)
     }
 } catch {
