@@ -143,9 +143,9 @@ func benchVAD(_ folder: String) async throws {
             }
         }
         var start = rusage(), end = rusage()
-        getrusage(RUSAGE_SELF, &start)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &start)
         _ = try await engine.run()
-        getrusage(RUSAGE_SELF, &end)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &end)
         let cpu = Double(end.ru_utime.tv_sec - start.ru_utime.tv_sec) + Double(end.ru_utime.tv_usec - start.ru_utime.tv_usec) / 1e6
             + Double(end.ru_stime.tv_sec - start.ru_stime.tv_sec) + Double(end.ru_stime.tv_usec - start.ru_stime.tv_usec) / 1e6
         let seconds = engine.position
