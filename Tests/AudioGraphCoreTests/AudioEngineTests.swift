@@ -136,6 +136,49 @@ import Testing
         #expect(throws: GraphError.self) { try engine.installTap(onNode: "out", bufferSize: 10) { _ in } }
     }
 
+    @Test func tapCanAskForAnotherChannelCountButNotAnotherRate() async throws {
+        var g = GraphDescription(name: "stereo")
+        g.addNode("s", type: "test-signal", ["channels": 2, "rate": 16000, "duration": 0.5])
+        g.addNode("out", type: "null-sink")
+        g.connect("s", to: "out")
+        let engine = try AudioEngine(graph: g, registry: .core)
+        try engine.prepare()
+        let r = Recorder()
+        let tap = try engine.installTap(onNode: "s", bufferSize: 800, format: StreamFormat(sampleRate: 16000, channelCount: 1)) {
+            #expect($0.channelCount == 1)
+            r.record($0)
+        }
+        #expect(tap.format.channelCount == 1)
+        #expect(throws: GraphError.self) {
+            try engine.installTap(onNode: "s", bufferSize: 800, format: StreamFormat(sampleRate: 48000, channelCount: 2)) { _ in }
+        }
+        _ = try await engine.run()
+        #expect(r.allBuffers.reduce(0) { $0 + $1.frames } == 8000)
+    }
+
+    @Test func pauseHoldsTheStreamAndResumeContinues() async throws {
+        var g = GraphDescription(name: "endless")
+        g.addNode("s", type: "test-signal", ["duration": 0])
+        g.addNode("out", type: "null-sink")
+        g.connect("s", to: "out")
+        let engine = try AudioEngine(graph: g, registry: .core, options: .init(realtime: true))
+        let states = Recorder()
+        engine.setEventHandler { states.record($0) }
+        try engine.start()
+        try await Task.sleep(for: .milliseconds(100))
+        engine.pause()
+        try await Task.sleep(for: .milliseconds(100))
+        let held = engine.position
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(engine.position == held, "nothing rendered while paused")
+        engine.resume()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(engine.position > held)
+        engine.stop()
+        _ = await engine.ended()
+        #expect(states.allEvents.contains(.state(.paused)))
+    }
+
     @Test func removedTapStopsReceiving() async throws {
         var g = GraphDescription(name: "endless")
         g.addNode("s", type: "test-signal", ["duration": 0])

@@ -122,11 +122,13 @@ public final class AudioEngine: @unchecked Sendable {
     /// Every event, in stream order (the newest 4096 are kept if nobody reads).
     public var events: AsyncStream<EngineEvent> { eventStream }
 
-    /// Installs a tap on `node`'s output `bus` that receives buffers of `bufferSize` frames.
-    /// Works before and during a run (after `prepare`). Throws when the bus does not exist
-    /// or already has ``TapPoint/slotCount`` taps.
+    /// Installs a tap on `node`'s output `bus` that receives buffers of `bufferSize` frames,
+    /// in the bus format or, with `format`, another channel count (the rate must be the
+    /// bus's: put a resampler node in the graph to tap another rate). Works before and
+    /// during a run (after `prepare`). Throws when the bus does not exist, the format cannot
+    /// be delivered, or the bus already has ``TapPoint/slotCount`` taps.
     @discardableResult
-    public func installTap(onNode node: String, bus: Int = 0, bufferSize: Int,
+    public func installTap(onNode node: String, bus: Int = 0, bufferSize: Int, format: StreamFormat? = nil,
                            block: @escaping @Sendable (AudioBuffer) -> Void) throws(GraphError) -> Tap {
         guard let plan else {
             throw GraphError(.unknownNode, "prepare the engine before installing taps", node: node)
@@ -142,10 +144,19 @@ public final class AudioEngine: @unchecked Sendable {
             throw GraphError(.badParameterValue, "tap buffer size must be 1...16777216 frames, got \(bufferSize)", node: node)
         }
         let point = step.taps[bus]
+        if let format {
+            guard format.sampleRate == point.format.sampleRate else {
+                throw GraphError(.formatMismatch, "tap format \(format) differs in rate from the bus (\(point.format))",
+                                 node: node, suggestion: "add a resampler node and tap its output")
+            }
+            guard (1...StreamFormat.maxChannels).contains(format.channelCount) else {
+                throw GraphError(.formatMismatch, "tap channel count \(format.channelCount) out of range", node: node)
+            }
+        }
         guard let slot = point.slots.first(where: { $0.state.load(ordering: .acquiring) == 0 }) else {
             throw GraphError(.busAlreadyConnected, "bus \(bus) already has \(TapPoint.slotCount) taps", node: node)
         }
-        let tap = Tap(node: node, bus: bus, bufferSize: bufferSize, point: point,
+        let tap = Tap(node: node, bus: bus, bufferSize: bufferSize, format: format, point: point,
                       policy: plan.isLive ? .drop : .block, block: block)
         slot.tap = tap
         lock.withLock { $0.taps.append(tap) }

@@ -13,20 +13,23 @@ public final class Tap: @unchecked Sendable {
     public let bus: Int
     /// Frames per delivered buffer.
     public let bufferSize: Int
-    /// Format of the delivered buffers (the bus format).
+    /// Format of the delivered buffers: the bus format, or the channel count asked for.
     public let format: StreamFormat
+    /// The bus's own format.
+    public let busFormat: StreamFormat
 
     let queue: BlockQueue
     private let block: @Sendable (AudioBuffer) -> Void
     private var pending: AudioBuffer?  // delivery thread only
     private var expectedTime: Int64 = -1
 
-    init(node: String, bus: Int, bufferSize: Int, point: TapPoint, policy: BackpressurePolicy,
+    init(node: String, bus: Int, bufferSize: Int, format: StreamFormat?, point: TapPoint, policy: BackpressurePolicy,
          block: @escaping @Sendable (AudioBuffer) -> Void) {
         self.node = node
         self.bus = bus
         self.bufferSize = bufferSize
-        self.format = point.format
+        self.busFormat = point.format
+        self.format = format ?? point.format
         let blockCount = max(16, 4 * (bufferSize / max(point.maxFrames, 1) + 1))
         queue = BlockQueue(format: point.format, maxFrames: point.maxFrames, blockCount: blockCount, policy: policy)
         self.block = block
@@ -53,7 +56,11 @@ public final class Tap: @unchecked Sendable {
                     pending = buffer
                 }
                 let n = min(bufferSize - buffer.frameLength, blockBuffer.frameLength - offset)
-                buffer.copyFrames(from: blockBuffer, at: offset, to: buffer.frameLength, count: n)
+                if format.channelCount == busFormat.channelCount {
+                    buffer.copyFrames(from: blockBuffer, at: offset, to: buffer.frameLength, count: n)
+                } else {
+                    mixChannels(from: blockBuffer, at: offset, into: buffer, count: n)
+                }
                 buffer.frameLength += n
                 offset += n
                 if buffer.frameLength == bufferSize {
@@ -64,6 +71,26 @@ public final class Tap: @unchecked Sendable {
             queue.release(index)
         }
         return worked
+    }
+
+    /// Channel conversion for taps that asked for another channel count (delivery thread):
+    /// to mono, the mean of the channels; from mono, the same signal on each; otherwise
+    /// channel i goes to i mod the output count, averaged.
+    private func mixChannels(from src: AudioBuffer, at offset: Int, into dst: AudioBuffer, count n: Int) {
+        let inCh = src.channelCount, outCh = dst.channelCount
+        for o in 0..<outCh {
+            let d = dst.channel(o) + dst.frameLength
+            d.update(repeating: 0, count: n)
+            let sources = inCh == 1 ? [0] : Array(stride(from: o, to: inCh, by: outCh))
+            for i in sources {
+                let s = src.channel(i) + offset
+                for k in 0..<n { d[k] += s[k] }
+            }
+            if sources.count > 1 {
+                let scale = 1 / Float(sources.count)
+                for k in 0..<n { d[k] *= scale }
+            }
+        }
     }
 
     /// Delivers a partly filled buffer (end of run, or before a gap). Delivery thread.
