@@ -185,6 +185,8 @@ final class PulseStream: @unchecked Sendable {
     /// Playback: the engine has delivered everything; silence after the ring is not an underrun.
     let ending = Atomic<Bool>(false)
     let started = Atomic<Bool>(false)
+    /// Set (under the main-loop lock) once the stream is disconnected.
+    private var closed = false
     private let scratch: UnsafeMutablePointer<Float>
     private let scratchFrames: Int
 
@@ -309,6 +311,7 @@ final class PulseStream: @unchecked Sendable {
     func cork(_ paused: Bool) {
         let ml = connection.mainloop
         pa_threaded_mainloop_lock(ml)
+        if closed { pa_threaded_mainloop_unlock(ml); return }
         if let op = pa_stream_cork(stream, paused ? 1 : 0, nil, nil) { pa_operation_unref(op) }
         pa_threaded_mainloop_unlock(ml)
         if !paused { started.store(true, ordering: .relaxed) }
@@ -319,6 +322,7 @@ final class PulseStream: @unchecked Sendable {
         let ml = connection.mainloop
         pa_threaded_mainloop_lock(ml)
         defer { pa_threaded_mainloop_unlock(ml) }
+        guard !closed else { return nil }
         var usec: pa_usec_t = 0
         var negative: Int32 = 0
         guard pa_stream_get_latency(stream, &usec, &negative) == 0 else { return nil }
@@ -358,6 +362,7 @@ final class PulseStream: @unchecked Sendable {
         pa_context_set_state_callback(connection.context, nil, nil)
         pa_stream_disconnect(stream)
         pa_stream_unref(stream)
+        closed = true
         pa_threaded_mainloop_unlock(ml)
     }
 }

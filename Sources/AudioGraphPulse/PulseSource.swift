@@ -40,6 +40,10 @@ public final class PulseSource: AudioNode {
     private var reportedLost = 0
     private let info = Mutex<[EngineEvent]>([])
     private var nodeId = "mic"
+    private var blocksSinceStart = 0
+    private let latencyProbe = Atomic<Bool>(false)   // set by the render thread after ~1 s
+    private var latencyReported = false               // delivery thread only
+    private var probeStream: PulseStream?             // set in prepare, never cleared
 
     init(_ p: ResolvedParameters) {
         nodeId = p.nodeId
@@ -75,8 +79,10 @@ public final class PulseSource: AudioNode {
         fragmentFrames = max(16, min(context.maxFrames, Int(latency * format.sampleRate)))
         let r = FrameRing(channels: format.channelCount, capacity: Int(format.sampleRate * 2))
         ring = r
-        stream = try PulseStream(connection: connection, capture: true, device: device.name, rate: Int(format.sampleRate),
+        let st = try PulseStream(connection: connection, capture: true, device: device.name, rate: Int(format.sampleRate),
                                  channels: format.channelCount, latency: latency, ring: r)
+        stream = st
+        probeStream = st
         let id = nodeId
         info.withLock {
             $0.append(.device(node: id, name: device.name, format: format, latency: latency))
@@ -106,6 +112,8 @@ public final class PulseSource: AudioNode {
         }
         let n = ring.read(into: out, frames: min(io.requestedFrames, out.frameCapacity))
         out.frameLength = n
+        blocksSinceStart += 1
+        if blocksSinceStart == 50 { latencyProbe.store(true, ordering: .releasing) }  // the delivery thread asks the server
         let lost = stream.lostFrames.load(ordering: .relaxed) + stream.serverXruns.load(ordering: .relaxed)
         if lost > reportedLost {
             io.emit(NodeEvent(.overrun, t: Double(out.sampleTime) / (Double(rate ?? device?.rate ?? 48000)),
@@ -116,6 +124,12 @@ public final class PulseSource: AudioNode {
             return .failed(Self.failedCode)
         }
         return .ok
+    }
+
+    /// Pause corks the stream (the server stops capturing for us); resume uncorks it.
+    public func setPaused(_ paused: Bool) {
+        guard started else { return }
+        stream?.cork(paused)
     }
 
     public func failure(_ code: Int32) -> EngineError {
@@ -129,7 +143,12 @@ public final class PulseSource: AudioNode {
     }
 
     public func takeEvents(nodeId: String) -> [EngineEvent] {
-        info.withLock { e in
+        if latencyProbe.load(ordering: .acquiring) && !latencyReported, let l = probeStream?.latency(), let d = device {
+            latencyReported = true
+            let f = StreamFormat(sampleRate: Double(rate ?? d.rate), channelCount: channels ?? d.channels)
+            info.withLock { $0.append(.device(node: nodeId, name: d.name, format: f, latency: l)) }
+        }
+        return info.withLock { e in
             defer { e.removeAll() }
             return e
         }

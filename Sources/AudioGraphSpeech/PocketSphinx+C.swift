@@ -68,9 +68,9 @@ final class PocketSphinxDecoder {
     }
 
     /// Decodes 16 kHz mono 16-bit samples.
-    func process(_ samples: UnsafePointer<Int16>, count: Int) {
+    func process(_ samples: UnsafePointer<Int16>, count: Int, wholeUtterance: Bool = false) {
         guard inUtterance else { return }
-        _ = ps_process_raw(decoder, samples, count, 0, 0)
+        _ = ps_process_raw(decoder, samples, count, 0, wholeUtterance ? 1 : 0)
     }
 
     func endUtterance() {

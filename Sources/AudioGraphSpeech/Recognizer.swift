@@ -25,6 +25,8 @@ public final class Recognizer: AudioNode {
             ParameterSpec("partials", .number(0...10), default: 0.25, unit: "s",
                           help: "at most one partial result per this much audio (0: none)"),
             ParameterSpec("alternatives", .integer(0...20), default: 3, help: "n-best alternatives in final results"),
+            ParameterSpec("final", .choice(["utterance", "live"]), default: "utterance",
+                          help: "utterance: decode each utterance again, whole, for its final result (cepstral mean over the utterance, as the model asks: far fewer errors); live: the live pass's result (lowest latency)"),
             ParameterSpec("continuous", .bool, default: true,
                           help: "keep recognising utterance after utterance (false: end the run after the first)"),
         ],
@@ -35,6 +37,10 @@ public final class Recognizer: AudioNode {
     let partialFrames: Int
     let alternatives: Int
     let continuous: Bool
+    let finalPass: FinalPass
+
+    /// Where final results come from.
+    enum FinalPass: String { case utterance, live }
     private var decoder: PocketSphinxDecoder?
     private var queue: BlockQueue?
     private var thread: Thread?
@@ -79,6 +85,7 @@ public final class Recognizer: AudioNode {
         partialFrames = Int(p.number("partials", 0.25) * 16000)
         alternatives = p.integer("alternatives", 3)
         continuous = p.bool("continuous", true)
+        finalPass = FinalPass(rawValue: p.string("final") ?? "utterance") ?? .utterance
     }
 
     /// PocketSphinx's models are 16 kHz mono; the engine converts anything else.
@@ -195,6 +202,12 @@ public final class Recognizer: AudioNode {
         var sinceLastPartial = 0
         var lastPartial = ""
         let id = nodeId
+        // With `final: utterance`, the utterance's audio is kept and decoded again, whole,
+        // when it ends; the live pass then only serves partial results (and is skipped
+        // when there are none).
+        let wholePass = finalPass == .utterance
+        let livePass = !wholePass || partialFrames > 0
+        var batch: [Int16] = []
 
         func begin(at t: Double) {
             utterance += 1
@@ -207,7 +220,8 @@ public final class Recognizer: AudioNode {
             while k < next {
                 let n = Int(min(next - k, Int64(capacity)))
                 for i in 0..<n { scratch[i] = preroll[Int((k + Int64(i)) % Int64(prerollLength))] }
-                decoder.process(scratch, count: n)
+                if wholePass { batch.append(contentsOf: UnsafeBufferPointer(start: scratch, count: n)) }
+                if livePass { decoder.process(scratch, count: n) }
                 k += Int64(n)
             }
             sinceLastPartial = 0
@@ -215,6 +229,14 @@ public final class Recognizer: AudioNode {
         }
 
         func end(at t: Double) {
+            if wholePass {
+                decoder.endUtterance()  // the live pass, if any, is done
+                if !cancelled.load(ordering: .relaxed) && !batch.isEmpty {
+                    decoder.startUtterance()
+                    batch.withUnsafeBufferPointer { decoder.process($0.baseAddress!, count: $0.count, wholeUtterance: true) }
+                }
+                batch.removeAll(keepingCapacity: true)
+            }
             decoder.endUtterance()
             guard !cancelled.load(ordering: .relaxed) else { return }
             var r = decoder.result(utterance: utterance, start: feedStart, end: t, alternatives: alternatives)
@@ -230,6 +252,8 @@ public final class Recognizer: AudioNode {
             }
             next += Int64(n)
             guard decoder.inUtterance else { return }
+            if wholePass { batch.append(contentsOf: UnsafeBufferPointer(start: scratch, count: n)) }
+            guard livePass else { return }
             decoder.process(scratch, count: n)
             sinceLastPartial += n
             if partialFrames > 0 && sinceLastPartial >= partialFrames {

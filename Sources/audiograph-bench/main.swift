@@ -74,7 +74,30 @@ func benchEngine(_ args: [String]) async throws {
     print(String(format: "| %@ (%.0f s) | %d | %.3f | %.0f | %.2f | %d in %d blocks | %.3f |",
                  (path as NSString).lastPathComponent, seconds, runs, median, seconds / median,
                  1e9 * median / max(frames, 1), allocs, blocks, Double(allocs) / Double(max(blocks, 1))))
-    if allocs > 0 { exit(3) }
+    // The speech front end on the same file: conversion, VAD, end-of-speech.
+    var speech = GraphDescription(name: "bench-speech-front-end")
+    speech.addNode("src", type: "file-source", ["path": .string(path)])
+    speech.addNode("rs", type: "resampler", ["rate": 16000])
+    speech.addNode("mono", type: "mixer", ["channels": 1])
+    speech.addNode("vad", type: "vad")
+    speech.addNode("eos", type: "end-of-speech", ["no-speech-timeout": 0])
+    speech.addNode("out", type: "null-sink")
+    speech.connect("src", to: "rs"); speech.connect("rs", to: "mono"); speech.connect("mono", to: "vad")
+    speech.connect("vad", to: "eos"); speech.connect("eos", to: "out")
+    let counter = Counter()
+    var options = AudioEngine.Options()
+    options.renderWillStart = { ag_alloc_counter_begin() }
+    options.renderDidEnd = { counter.allocations.store(Int(ag_alloc_counter_end()), ordering: .relaxed) }
+    let engine = try AudioEngine(graph: speech, registry: .builtin, options: options)
+    try engine.prepare()
+    let t0 = Date()
+    _ = try await engine.run()
+    let wall = Date().timeIntervalSince(t0)
+    let speechAllocs = counter.allocations.load(ordering: .relaxed)
+    print(String(format: "| speech front end (resampler, mixer, vad, end-of-speech) | 1 | %.3f | %.0f | %.2f | %d in %d blocks | %.3f |",
+                 wall, engine.position / wall, 1e9 * wall / max(engine.position * 48000, 1), speechAllocs, engine.blocksRendered,
+                 Double(speechAllocs) / Double(max(engine.blocksRendered, 1))))
+    if allocs > 0 || speechAllocs > 0 { exit(3) }
 }
 
 /// In-memory throughput of the resampler per ratio and preset: test-signal (white noise,
@@ -161,16 +184,103 @@ func benchVAD(_ folder: String) async throws {
                  totalAudio, 1000 * totalCPU / max(totalAudio, 1e-9)))
 }
 
+/// Capture latency through a real PulseAudio server: clicks written into the test daemon's
+/// pipe source (AG_PULSE_PIPE, 16 kHz mono s16) at known times, seen by a tap on the
+/// pulse-source's output. Latency = tap callback time - write time: server delivery plus
+/// engine queueing. Also CPU per second of capture and overruns.
+func benchPulse(seconds: Double) async throws {
+    guard let pipe = ProcessInfo.processInfo.environment["AG_PULSE_PIPE"] else {
+        print("pulse: needs the test daemon (Tools/bench pulse starts one)")
+        exit(2)
+    }
+    print("## audiograph pulse-source: capture-to-tap latency and cost (\(Int(seconds)) s per setting)")
+    print("")
+    print("| fragment | clicks | latency p50 ms | p90 ms | max ms | CPU ms / s captured | overruns |")
+    print("|---|---|---|---|---|---|---|")
+    for fragment in [0.01, 0.02] {
+        var g = GraphDescription(name: "bench-pulse")
+        g.addNode("mic", type: "pulse-source", ["device": "agtest_pipe", "latency": .number(fragment)])
+        g.addNode("out", type: "null-sink")
+        g.connect("mic", to: "out")
+        let engine = try AudioEngine(graph: g, registry: .builtin, options: .init(blockFrames: 160))
+        try engine.prepare()
+        let seen = Mutex<[Double]>([])
+        let overruns = Mutex(0)
+        engine.setEventHandler { e in if case .overrun(_, let n) = e { overruns.withLock { $0 += n } } }
+        try engine.installTap(onNode: "mic", bufferSize: 16) { b in
+            if b.samples(0).contains(where: { $0 > 0.5 }) {
+                var ts = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &ts)
+                let now = Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+                seen.withLock { $0.append(now) }
+            }
+        }
+        let written = Mutex<[Double]>([])
+        var start = rusage(), end = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &start)
+        try engine.start()
+        let writer = Thread {
+            guard let h = FileHandle(forWritingAtPath: pipe) else { return }
+            let chunk = 160  // 10 ms
+            var silence = Data(count: chunk * 2)
+            var click = Data(count: chunk * 2)
+            click.withUnsafeMutableBytes { $0.storeBytes(of: Int16(30000).littleEndian, toByteOffset: 0, as: Int16.self) }
+            var ts = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &ts)
+            let t0 = Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+            let chunks = Int(seconds * 100)
+            for k in 0..<chunks {
+                let due = t0 + Double(k) * 0.01
+                while true {
+                    clock_gettime(CLOCK_MONOTONIC, &ts)
+                    let now = Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+                    if now >= due { break }
+                    usleep(UInt32(min(5000, (due - now) * 1e6)))
+                }
+                let isClick = k % 50 == 25
+                if isClick {
+                    clock_gettime(CLOCK_MONOTONIC, &ts)
+                    let now = Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+                    written.withLock { $0.append(now) }
+                }
+                h.write(isClick ? click : silence)
+            }
+            silence.removeAll()
+            try? h.close()
+        }
+        writer.start()
+        try await Task.sleep(for: .seconds(seconds + 1))
+        engine.stop()
+        _ = await engine.ended()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &end)
+        let cpu = Double(end.ru_utime.tv_sec - start.ru_utime.tv_sec) + Double(end.ru_utime.tv_usec - start.ru_utime.tv_usec) / 1e6
+            + Double(end.ru_stime.tv_sec - start.ru_stime.tv_sec) + Double(end.ru_stime.tv_usec - start.ru_stime.tv_usec) / 1e6
+        let w = written.withLock { $0 }, s = seen.withLock { $0 }
+        // Pair each click with the first sighting after it.
+        var lat: [Double] = []
+        var j = 0
+        for t in w {
+            while j < s.count && s[j] < t { j += 1 }
+            if j < s.count && s[j] - t < 1 { lat.append(1000 * (s[j] - t)); j += 1 }
+        }
+        lat.sort()
+        func q(_ p: Double) -> Double { lat.isEmpty ? .nan : lat[min(lat.count - 1, Int(p * Double(lat.count)))] }
+        print(String(format: "| %.0f ms | %d / %d | %.1f | %.1f | %.1f | %.2f | %d |", fragment * 1000, lat.count, w.count,
+                     q(0.5), q(0.9), lat.last ?? .nan, 1000 * cpu / max(engine.position, 1e-9), overruns.withLock { $0 }))
+    }
+}
+
 let args = Array(CommandLine.arguments.dropFirst())
 do {
     switch args.first {
     case "engine": try await benchEngine(Array(args.dropFirst()))
     case "resample": try await benchResample()
+    case "pulse": try await benchPulse(seconds: args.count > 1 ? Double(args[1]) ?? 20 : 20)
     case "vad":
         guard args.count == 2 else { print("USAGE: audiograph-bench vad FOLDER"); exit(2) }
         try await benchVAD(args[1])
     default:
-        print("USAGE: audiograph-bench engine [FILE.wav] [--runs N] | resample | vad FOLDER")
+        print("USAGE: audiograph-bench engine [FILE.wav] [--runs N] | resample | vad FOLDER | pulse [SECONDS]")
         exit(args.isEmpty ? 0 : 2)
     }
 } catch {

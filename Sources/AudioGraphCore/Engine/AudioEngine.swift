@@ -284,12 +284,14 @@ public final class AudioEngine: @unchecked Sendable {
             if pauseRequested.load(ordering: .acquiring) {
                 let pausedAt = monotonicSeconds()
                 _ = outlet.emit(EngineMarker.event(state: .paused))
+                for s in plan.steps where s.role == .source { s.node.setPaused(true) }
                 while pauseRequested.load(ordering: .acquiring) && !cancelRequested.load(ordering: .acquiring)
                     && !stopRequested.load(ordering: .acquiring)
                 {
                     Backoff.idle()
                 }
                 startTime += monotonicSeconds() - pausedAt
+                for s in plan.steps where s.role == .source { s.node.setPaused(false) }
                 _ = outlet.emit(EngineMarker.event(state: .listening))
                 continue
             }

@@ -52,6 +52,10 @@ public protocol AudioNode: AnyObject {
     /// delivery thread in order. Delivery thread; may lock (not real-time).
     func takeEvents(nodeId: String) -> [EngineEvent]
 
+    /// The engine paused (true) or resumed (false): a device source corks its stream.
+    /// Render thread, between blocks (may take the device's lock; not per buffer).
+    func setPaused(_ paused: Bool)
+
     /// Whether this source holds audio worth delivering after `stop()` (a device's
     /// buffered capture). If so, the engine keeps calling `process` with
     /// `ProcessIO.isStopping` until it returns `.endOfStream`; otherwise the source just ends.
@@ -81,6 +85,7 @@ extension AudioNode {
     }
     public func takeEvents(nodeId: String) -> [EngineEvent] { [] }
     public var drainsOnStop: Bool { false }
+    public func setPaused(_ paused: Bool) {}
     public var durationFrames: Int64? { nil }
 }
 
