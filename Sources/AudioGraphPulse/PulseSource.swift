@@ -38,7 +38,7 @@ public final class PulseSource: AudioNode {
     private var fragmentFrames = 320
     private var started = false
     private var reportedLost = 0
-    private let info = Mutex<[EngineEvent]>([])
+    private let info = Locked<[EngineEvent]>([])
     private var nodeId = "mic"
     private var blocksSinceStart = 0
     private let latencyProbe = Atomic<Bool>(false)   // set by the render thread after ~1 s

@@ -47,7 +47,7 @@ public final class Recognizer: AudioNode {
     private let done = Atomic<Bool>(false)
     private let cancelled = Atomic<Bool>(false)
     private let exited = Atomic<Bool>(true)
-    private let results = Mutex<[EngineEvent]>([])
+    private let results = Locked<[EngineEvent]>([])
     private var nodeId = "recognizer"
     private var segmentation = Segmentation.whole
 

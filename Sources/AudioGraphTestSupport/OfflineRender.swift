@@ -35,8 +35,8 @@ public enum OfflineRender {
         g.connect("node", to: "out")
         let engine = try AudioEngine(graph: g, registry: r, options: .init(blockFrames: chunks.max() ?? 1024))
         try engine.prepare()
-        let collected = Mutex<[[Float]]>([])
-        let events = Mutex<[EngineEvent]>([])
+        let collected = Locked<[[Float]]>([])
+        let events = Locked<[EngineEvent]>([])
         engine.setEventHandler { e in events.withLock { $0.append(e) } }
         let tap = try engine.installTap(onNode: "node", bufferSize: 4096) { b in
             collected.withLock { all in

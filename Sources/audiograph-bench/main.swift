@@ -157,7 +157,7 @@ func benchVAD(_ folder: String) async throws {
             print("| \(f) | unreadable: \(error) | | | | |")
             continue
         }
-        let regions = Mutex<[(Double, Double)]>([])
+        let regions = Locked<[(Double, Double)]>([])
         engine.setEventHandler { e in
             switch e {
             case .speechStart(_, let t, _): regions.withLock { $0.append((t, t)) }
@@ -204,8 +204,8 @@ func benchPulse(seconds: Double) async throws {
         g.connect("mic", to: "out")
         let engine = try AudioEngine(graph: g, registry: .builtin, options: .init(blockFrames: 160))
         try engine.prepare()
-        let seen = Mutex<[Double]>([])
-        let overruns = Mutex(0)
+        let seen = Locked<[Double]>([])
+        let overruns = Locked(0)
         engine.setEventHandler { e in if case .overrun(_, let n) = e { overruns.withLock { $0 += n } } }
         try engine.installTap(onNode: "mic", bufferSize: 16) { b in
             if b.samples(0).contains(where: { $0 > 0.5 }) {
@@ -215,7 +215,7 @@ func benchPulse(seconds: Double) async throws {
                 seen.withLock { $0.append(now) }
             }
         }
-        let written = Mutex<[Double]>([])
+        let written = Locked<[Double]>([])
         var start = rusage(), end = rusage()
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &start)
         try engine.start()

@@ -5,8 +5,8 @@ import Synchronization
 
 /// Collects what a run reports, from the delivery thread.
 final class Recorder: Sendable {
-    private let events = Mutex<[EngineEvent]>([])
-    private let buffers = Mutex<[(time: Int64, frames: Int, first: Float, last: Float)]>([])
+    private let events = Locked<[EngineEvent]>([])
+    private let buffers = Locked<[(time: Int64, frames: Int, first: Float, last: Float)]>([])
 
     func record(_ e: EngineEvent) { events.withLock { $0.append(e) } }
     func record(_ b: AudioBuffer) {

@@ -108,10 +108,20 @@ import Testing
         #expect(last == .end(.noSpeech))
     }
 
-    @Test func maxDurationCutsLongSpeech() async throws {
-        let x = Self.scene([(0.5, 3.5)], seconds: 4.5)
+    @Test func maxDurationClosesAtTheNextPause() async throws {
+        // Speech with 0.3 s pauses (shorter than the window) for 6 s.
+        let x = Self.scene([(0.5, 2.0), (2.3, 3.8), (4.1, 5.6), (5.9, 6.5)], seconds: 7.5)
+        #expect(try await eos(x, ["mode": "short"]).0.count == 1, "no limit hit: one utterance")
+        let (u, _) = try await eos(x, ["mode": "short", "max-duration": 2.5])
+        #expect(u.count == 2, "closed at the first pause after 2.5 s (3.8 s), then by the silence: \(u)")
+        #expect(abs((u.first?.1 ?? 0) - 3.8) < 0.05)
+    }
+
+    @Test func maxDurationCutsSpeechWithoutPauses() async throws {
+        let x = Self.scene([(0.5, 14.5)], seconds: 15)
         let (u, _) = try await eos(x, ["max-duration": 1.0])
-        #expect(u.count >= 3, "a 3 s utterance cut every second: \(u)")
+        #expect(u.count >= 2, "a 14 s stretch is cut at 1 + 10 s: \(u)")
+        #expect(abs((u.first?.1 ?? 0) - 11.5) < 0.05)
     }
 }
 

@@ -50,7 +50,7 @@ import Testing
     @Test func deliversPartialsThenAFinalThenTheEnd() async throws {
         guard let wav = Flite.speech("go forward ten meters") else { return }
         let s = try RecognitionSession(graph: graph(wav))
-        let callbacks = NSLockedBox<[EngineEvent]>([])
+        let callbacks = Locked<[EngineEvent]>([])
         s.onEvent { e in callbacks.withLock { $0.append(e) } }
         try s.start()
         let events = await collect(s)

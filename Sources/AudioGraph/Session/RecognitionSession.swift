@@ -28,12 +28,12 @@ import Foundation
 public final class RecognitionSession: Sendable {
     /// The engine the session drives (for taps and formats).
     public let engine: AudioEngine
-    private let machine = NSLockedBox(SessionStateMachine())
+    private let machine = Locked(SessionStateMachine())
     private let advisor = InputAdvisor()
     private let stream: AsyncStream<EngineEvent>
     private let continuation: AsyncStream<EngineEvent>.Continuation
-    private let handler: NSLockedBox<(@Sendable (EngineEvent) -> Void)?> = NSLockedBox(nil)
-    private let endReason = NSLockedBox<EndReason?>(nil)
+    private let handler: Locked<(@Sendable (EngineEvent) -> Void)?> = Locked(nil)
+    private let endReason = Locked<EndReason?>(nil)
 
     /// Validates `graph` and prepares its engine: files are opened and models loaded here,
     /// before `start`, so listening begins at once. Throws `GraphErrors`, `GraphError` or
@@ -101,17 +101,5 @@ public final class RecognitionSession: Sendable {
         handler.withLock { $0 }?(event)
         continuation.yield(event)
         if case .end = event { continuation.finish() }
-    }
-}
-
-/// A value behind a lock, for state touched from the caller's and the delivery thread.
-final class NSLockedBox<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: T
-    init(_ value: T) { self.value = value }
-    func withLock<R, E: Error>(_ body: (inout T) throws(E) -> R) throws(E) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }

@@ -52,7 +52,7 @@ public final class AudioEngine: @unchecked Sendable {
     private let pauseRequested = Atomic<Bool>(false)
     private let clockFrames = Atomic<Int>(0)
     private let blockCount = Atomic<Int>(0)
-    private let lock = Mutex<Shared>(Shared())
+    private let lock = Locked<Shared>(Shared())
     private var finishErrors: [EngineError] = []  // render thread writes before the end marker
     private let eventStream: AsyncStream<EngineEvent>
     private let eventContinuation: AsyncStream<EngineEvent>.Continuation

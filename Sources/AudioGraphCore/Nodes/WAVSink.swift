@@ -25,7 +25,7 @@ public final class WAVSink: AudioNode {
     private var writerThread: Thread?
     private let done = Atomic<Bool>(false)
     private let writerExited = Atomic<Bool>(false)
-    private let writeError = Mutex<EngineError?>(nil)
+    private let writeError = Locked<EngineError?>(nil)
 
     init(_ p: ResolvedParameters) {
         path = p.string("path") ?? ""

@@ -19,13 +19,15 @@ public final class EndOfSpeechDetector: AudioNode {
             ParameterSpec("silence", .number(0.05...30), unit: "s", help: "silence that ends an utterance (overrides mode)"),
             ParameterSpec("no-speech-timeout", .number(0...3600), default: 5, unit: "s",
                           help: "end the session (reason no-speech) if nobody speaks this long from the start; 0: never"),
-            ParameterSpec("max-duration", .number(0...3600), default: 0, unit: "s",
-                          help: "close an utterance after this long even while speech goes on; 0: no limit"),
+            ParameterSpec("max-duration", .number(0...3600), default: 30, unit: "s",
+                          help: "past this, an utterance closes at the next pause of speech (at the latest 10 s later, even mid-speech); 0: no limit"),
         ],
         markers: [.utteranceEnd],
         make: { p throws(GraphError) in EndOfSpeechDetector(p) })
 
     let silence: Double?
+    /// How long past `max-duration` an utterance may run waiting for a pause.
+    static let hardLimitExtra = 10.0
     let noSpeechTimeout: Double
     let maxDuration: Double
     private var rate = 16000.0
@@ -87,14 +89,17 @@ public final class EndOfSpeechDetector: AudioNode {
             case .speechEnd:
                 speaking = false
                 lastSpeechEnd = m.t
+                if inUtterance && maxDuration > 0 && m.t - utteranceStart >= maxDuration {
+                    close(&io, output, t: m.t, decided: m.decided)  // long enough: the first pause ends it
+                }
             case .utteranceEnd:
                 break
             }
         }
         if inUtterance && !speaking, let silence, now - lastSpeechEnd >= silence {
             close(&io, output, t: lastSpeechEnd, decided: max(blockStart, lastSpeechEnd + silence))
-        } else if inUtterance && maxDuration > 0 && now - utteranceStart >= maxDuration {
-            let t = utteranceStart + maxDuration
+        } else if inUtterance && maxDuration > 0 && now - utteranceStart >= maxDuration + Self.hardLimitExtra {
+            let t = utteranceStart + maxDuration + Self.hardLimitExtra
             close(&io, output, t: t, decided: max(blockStart, t))
             if speaking {  // speech goes on: the next utterance starts where this one was cut
                 inUtterance = true
