@@ -256,7 +256,9 @@ public final class Recognizer: AudioNode {
             guard livePass else { return }
             decoder.process(scratch, count: n)
             sinceLastPartial += n
-            if partialFrames > 0 && sinceLastPartial >= partialFrames {
+            // Until the first words show, look every 50 ms; then at the `partials` cadence.
+            let due = lastPartial.isEmpty ? min(partialFrames, 800) : partialFrames
+            if partialFrames > 0 && sinceLastPartial >= due {
                 sinceLastPartial = 0
                 let h = decoder.hypothesis()
                 if h != lastPartial && !h.isEmpty {
