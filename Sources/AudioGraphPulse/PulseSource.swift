@@ -103,11 +103,13 @@ public final class PulseSource: AudioNode {
             }
         } else {
             // Wait (briefly, so the engine can still see stop and cancel) for a fragment.
+            // Sleep a quarter fragment at a time (the server delivers whole fragments).
             let want = min(fragmentFrames, io.requestedFrames)
-            var waited = 0
-            while ring.available < want && !stream.failed.load(ordering: .acquiring) && waited < 50 {
-                usleep(1000)
-                waited += 1
+            let nap = UInt32(max(500, min(5000, Int(latency * 250_000))))
+            var waited: UInt32 = 0
+            while ring.available < want && !stream.failed.load(ordering: .acquiring) && waited < 50_000 {
+                usleep(nap)
+                waited += nap
             }
         }
         let n = ring.read(into: out, frames: min(io.requestedFrames, out.frameCapacity))

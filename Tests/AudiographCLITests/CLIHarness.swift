@@ -22,7 +22,8 @@ enum CLI {
 
     /// Runs `audiograph ARGS` from the package root; `interruptAfter` sends SIGINT(s).
     static func run(_ args: [String], interruptAfter: [Double] = [], timeout: Double = 60,
-                    environment: [String: String] = [:], during: (@Sendable () -> Void)? = nil) throws -> Result {
+                    environment: [String: String] = [:], during: (@Sendable () -> Void)? = nil,
+                    interruptWhen: (@Sendable (String) -> Bool)? = nil) throws -> Result {
         let p = Process()
         p.executableURL = binary
         p.arguments = args
@@ -31,13 +32,24 @@ enum CLI {
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
+        var interruptWhen = interruptWhen
         try p.run()
         if let during { Thread { during() }.start() }
         let started = Date()
         var pending = interruptAfter
         var outData = Data(), errData = Data()
         let holder = Holder()
-        let reader = Thread { holder.set(out: out.fileHandleForReading.readDataToEndOfFile()) }
+        let reader = Thread {
+            // Read as it comes, so `interruptWhen` can watch the output.
+            var all = Data()
+            while true {
+                let d = out.fileHandleForReading.availableData
+                if d.isEmpty { break }
+                all.append(d)
+                holder.progress(all)
+            }
+            holder.set(out: all)
+        }
         reader.start()
         let errReader = Thread { holder.set(err: err.fileHandleForReading.readDataToEndOfFile()) }
         errReader.start()
@@ -45,6 +57,10 @@ enum CLI {
             let elapsed = Date().timeIntervalSince(started)
             if let next = pending.first, elapsed >= next {
                 pending.removeFirst()
+                kill(p.processIdentifier, SIGINT)
+            }
+            if let when = interruptWhen, when(String(decoding: holder.sofar(), as: UTF8.self)) {
+                interruptWhen = nil
                 kill(p.processIdentifier, SIGINT)
             }
             if elapsed > timeout {
@@ -74,7 +90,10 @@ final class Holder: @unchecked Sendable {
     private var out: Data?
     private var err: Data?
 
+    private var partial = Data()
     func set(out d: Data) { lock.withLock { out = d } }
+    func progress(_ d: Data) { lock.withLock { partial = d } }
+    func sofar() -> Data { lock.withLock { partial } }
     func set(err d: Data) { lock.withLock { err = d } }
 
     func take() -> (Data, Data) {

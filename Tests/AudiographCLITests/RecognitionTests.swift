@@ -82,22 +82,48 @@ import Testing
             print("skipped: ../shared/corpus is absent")
             return
         }
-        for name in ["speechrec_one_two_three_stereo.wav", "alsa_Front_Center.wav"] {
+        // Words of the file at its own rate (engine conversion) vs its 16 kHz mono conversion
+        // by sox: resamplers differ in the last bits, so the decoder may differ on a word;
+        // the engine's path must be no worse against the reference transcript.
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: corpus.appendingPathComponent("manifest.json"))) as? [[String: Any]] ?? []
+        for name in ["speechrec_one_two_three_stereo.wav", "alsa_Front_Center.wav", "ljspeech_LJ001-0002.wav"] {
             let original = corpus.appendingPathComponent(name)
+            let reference = (manifest.first { $0["file"] as? String == name }?["transcript"] as? String ?? "").split(separator: " ").map(String.init)
             guard let converted = Flite.convert(original, rate: 16000, channels: 1) else { return }
-            let a = finals(try CLI.run(["run", "graphs/transcribe.json", "--source", original.path, "--json"])).map { $0["text"] as? String }
-            let b = finals(try CLI.run(["run", "graphs/transcribe.json", "--source", converted.path, "--json"])).map { $0["text"] as? String }
-            #expect(a == b, "\(name): \(a) vs \(b)")
+            let a = finals(try CLI.run(["run", "graphs/transcribe.json", "--source", original.path, "--json", "--set", "asr.partials=0"])).compactMap { $0["text"] as? String }
+            let b = finals(try CLI.run(["run", "graphs/transcribe.json", "--source", converted.path, "--json", "--set", "asr.partials=0"])).compactMap { $0["text"] as? String }
+            let ours = wordErrors(a.joined(separator: " "), reference), theirs = wordErrors(b.joined(separator: " "), reference)
+            #expect(ours <= theirs + max(1, reference.count / 10), "\(name): \(a) (\(ours) errors) vs \(b) (\(theirs))")
         }
+    }
+
+    /// Word-level edit distance.
+    func wordErrors(_ hypothesis: String, _ reference: [String]) -> Int {
+        let h = hypothesis.split(separator: " ").map(String.init)
+        var row = Array(0...h.count)
+        for r in reference {
+            var previous = row[0]
+            row[0] += 1
+            for j in 1...max(h.count, 1) where j <= h.count {
+                let old = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (h[j - 1] == r ? 0 : 1))
+                previous = old
+            }
+        }
+        return row[h.count]
     }
 
     @Test func stopDeliversTheFinal() throws {
         guard let wav = Flite.speech("go forward ten meters and then turn left at the second corner") else { return }
+        // Ctrl-C once the second word shows in a partial (no timing assumptions).
         let stopped = try CLI.run(["run", "graphs/transcribe.json", "--source", wav.path, "--json", "--realtime",
-                                   "--set", "eos.mode=none"], interruptAfter: [2.5])
+                                   "--set", "eos.mode=none"], interruptWhen: { out in
+            out.split(separator: "\n").contains { $0.contains("\"partial\"") && $0.contains("go ") }
+        })
         #expect(json(stopped).last?["reason"] as? String == "stopped")
         let text = finals(stopped).first?["text"] as? String ?? ""
-        #expect(text.hasPrefix("go forward"), "what was said before stop is delivered: \(text)")
+        #expect(text.hasPrefix("go") && text.split(separator: " ").count >= 2, "what was said before stop is delivered: \(text)")
+        #expect(!text.contains("corner"), "stopped before the end")
     }
 
     @Test func badModelGrammarAndKeyphraseAreClearErrors() throws {

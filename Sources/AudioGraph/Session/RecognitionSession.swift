@@ -34,6 +34,7 @@ public final class RecognitionSession: Sendable {
     private let continuation: AsyncStream<EngineEvent>.Continuation
     private let handler: Locked<(@Sendable (EngineEvent) -> Void)?> = Locked(nil)
     private let endReason = Locked<EndReason?>(nil)
+    private let streamWanted = Locked(false)
 
     /// Validates `graph` and prepares its engine: files are opened and models loaded here,
     /// before `start`, so listening begins at once. Throws `GraphErrors`, `GraphError` or
@@ -58,8 +59,12 @@ public final class RecognitionSession: Sendable {
         engine.setEventHandler { [self] e in deliver(e) }
     }
 
-    /// Every event of the session in stream order; finishes after `.end`.
-    public var events: AsyncStream<EngineEvent> { stream }
+    /// Every event of the session in stream order; finishes after `.end`. Buffered only
+    /// once asked for (callback-only users keep nothing).
+    public var events: AsyncStream<EngineEvent> {
+        streamWanted.withLock { $0 = true }
+        return stream
+    }
 
     /// Called for every event on the delivery thread (callback-style code). Set before `start`.
     public func onEvent(_ handler: @escaping @Sendable (EngineEvent) -> Void) {
@@ -99,7 +104,7 @@ public final class RecognitionSession: Sendable {
             endReason.withLock { $0 = reason }
         }
         handler.withLock { $0 }?(event)
-        continuation.yield(event)
+        if streamWanted.withLock({ $0 }) { continuation.yield(event) }
         if case .end = event { continuation.finish() }
     }
 }

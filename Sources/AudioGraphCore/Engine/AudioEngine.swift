@@ -55,6 +55,7 @@ public final class AudioEngine: @unchecked Sendable {
     private let lock = Locked<Shared>(Shared())
     private var finishErrors: [EngineError] = []  // render thread writes before the end marker
     private let eventStream: AsyncStream<EngineEvent>
+    private let streamWanted = Atomic<Bool>(false)
     private let eventContinuation: AsyncStream<EngineEvent>.Continuation
 
     private struct Shared {
@@ -119,8 +120,13 @@ public final class AudioEngine: @unchecked Sendable {
         lock.withLock { $0.handler = handler }
     }
 
-    /// Every event, in stream order (the newest 4096 are kept if nobody reads).
-    public var events: AsyncStream<EngineEvent> { eventStream }
+    /// Every event, in stream order (the newest 4096 are kept while the reader lags).
+    /// Events are only buffered once this has been asked for, so a run driven by
+    /// `setEventHandler` alone keeps nothing.
+    public var events: AsyncStream<EngineEvent> {
+        streamWanted.store(true, ordering: .releasing)
+        return eventStream
+    }
 
     /// Installs a tap on `node`'s output `bus` that receives buffers of `bufferSize` frames,
     /// in the bus format or, with `format`, another channel count (the rate must be the
@@ -336,9 +342,10 @@ public final class AudioEngine: @unchecked Sendable {
         let handler = lock.withLock { $0.handler }
         func deliver(_ e: EngineEvent) {
             handler?(e)
-            eventContinuation.yield(e)
+            if streamWanted.load(ordering: .acquiring) { eventContinuation.yield(e) }
         }
         var reportedDrops = 0
+        var idleRounds = 0
         while true {
             var worked = false
             while let raw = outlet.ring.pop() {
@@ -385,7 +392,12 @@ public final class AudioEngine: @unchecked Sendable {
                 deliver(.overrun(node: "engine", lost: dropped - reportedDrops))
                 reportedDrops = dropped
             }
-            if !worked { Backoff.idle() }
+            // Idle: poll every millisecond at first, backing off to 4 ms while nothing comes
+            // (a live session spends most of its time waiting for audio).
+            if worked { idleRounds = 0 } else {
+                idleRounds += 1
+                usleep(idleRounds < 20 ? 1000 : 4000)
+            }
         }
     }
 
