@@ -186,8 +186,9 @@ public final class Recognizer: AudioNode {
 
     /// Audio kept before an onset so the first words are decoded from their start.
     static let prerollSeconds = 1.0
-    /// Silence fed before the onset (PocketSphinx expects a little).
-    static let leadIn = 0.1
+    /// Audio fed from before the onset: soft onsets start before the VAD's t, and the decoder
+    /// wants some silence first (0.3 s: 26.9 % -> 24.7 % WER on the corpus, no gain beyond).
+    static let leadIn = 0.3
 
     /// The decoding thread.
     private func decode(_ queue: BlockQueue, _ decoder: PocketSphinxDecoder) {

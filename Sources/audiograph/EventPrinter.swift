@@ -26,7 +26,7 @@ final class EventPrinter: Sendable {
         case .end(_, let suggestion):
             if let suggestion { err("audiograph: suggestion: \(suggestion)") }
         case .device(let node, let name, let format, let latency):
-            err("audiograph: node \"\(node)\": \(name), \(format), \(Int(latency * 1000)) ms fragments")
+            err(String(format: "audiograph: node \"%@\": %@, %@, latency %.1f ms", node, name, format.description, latency * 1000))
         case .level(let node, let t, let rms, let peak):
             out(String(format: "%8.3f s  %@  level  rms %6.1f dBFS  peak %6.1f dBFS", t, node, rms, peak))
         case .speechStart(let node, let t, _):
