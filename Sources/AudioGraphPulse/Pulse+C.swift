@@ -21,6 +21,16 @@ public struct PulseDevice: Sendable, Equatable {
     public var isMonitor: Bool
 }
 
+extension PulseDevice {
+    /// From the fields that source and sink info records share.
+    init(name: UnsafePointer<CChar>, description: UnsafePointer<CChar>?, spec: pa_sample_spec, isMonitor: Bool) {
+        self.init(name: String(cString: name), description: description.map { String(cString: $0) } ?? "",
+                  rate: Int(spec.rate), channels: Int(spec.channels),
+                  sampleFormat: String(cString: pa_sample_format_to_string(spec.format)), isDefault: false,
+                  isMonitor: isMonitor)
+    }
+}
+
 /// The server address a client would use, for messages.
 public func pulseServerAddress() -> String {
     if let s = ProcessInfo.processInfo.environment["PULSE_SERVER"], !s.isEmpty { return s }
@@ -139,11 +149,8 @@ final class PulseConnection: @unchecked Sendable {
                 pa_context_get_sink_info_list(context, { _, info, eol, userdata in
                     let c = Unmanaged<PulseConnection>.fromOpaque(userdata!).takeUnretainedValue()
                     if eol == 0, let i = info?.pointee, let l = c.current as? DeviceList {
-                        l.items.append(PulseDevice(
-                            name: String(cString: i.name), description: i.description.map { String(cString: $0) } ?? "",
-                            rate: Int(i.sample_spec.rate), channels: Int(i.sample_spec.channels),
-                            sampleFormat: String(cString: pa_sample_format_to_string(i.sample_spec.format)),
-                            isDefault: false, isMonitor: false))
+                        l.items.append(PulseDevice(name: i.name, description: i.description, spec: i.sample_spec,
+                                                   isMonitor: false))
                     }
                     pa_threaded_mainloop_signal(c.mainloop, 0)
                 }, me)
@@ -153,11 +160,8 @@ final class PulseConnection: @unchecked Sendable {
                 pa_context_get_source_info_list(context, { _, info, eol, userdata in
                     let c = Unmanaged<PulseConnection>.fromOpaque(userdata!).takeUnretainedValue()
                     if eol == 0, let i = info?.pointee, let l = c.current as? DeviceList {
-                        l.items.append(PulseDevice(
-                            name: String(cString: i.name), description: i.description.map { String(cString: $0) } ?? "",
-                            rate: Int(i.sample_spec.rate), channels: Int(i.sample_spec.channels),
-                            sampleFormat: String(cString: pa_sample_format_to_string(i.sample_spec.format)),
-                            isDefault: false, isMonitor: i.monitor_of_sink != UInt32.max))
+                        l.items.append(PulseDevice(name: i.name, description: i.description, spec: i.sample_spec,
+                                                   isMonitor: i.monitor_of_sink != UInt32.max))
                     }
                     pa_threaded_mainloop_signal(c.mainloop, 0)
                 }, me)

@@ -14,6 +14,15 @@ import Testing
         return g
     }
 
+    /// A sine that never ends into a null sink.
+    static let endless: GraphDescription = {
+        var g = GraphDescription(name: "endless")
+        g.addNode("s", type: "test-signal", ["duration": 0])
+        g.addNode("out", type: "null-sink")
+        g.connect("s", to: "out")
+        return g
+    }()
+
     @Test(arguments: [1, 100, 1024, 4096])
     func tapSeesEveryFrameInOrderInItsBufferSize(size: Int) async throws {
         let frames = 10_007
@@ -86,10 +95,7 @@ import Testing
     }
 
     @Test func stopDrainsAndEndsStopped() async throws {
-        var g = GraphDescription(name: "endless")
-        g.addNode("s", type: "test-signal", ["duration": 0])
-        g.addNode("out", type: "null-sink")
-        g.connect("s", to: "out")
+        let g = Self.endless
         let engine = try AudioEngine(graph: g, registry: .core, options: .init(realtime: true))
         try engine.start()
         try await Task.sleep(for: .milliseconds(100))
@@ -99,10 +105,7 @@ import Testing
     }
 
     @Test func cancelEndsCancelled() async throws {
-        var g = GraphDescription(name: "endless")
-        g.addNode("s", type: "test-signal", ["duration": 0])
-        g.addNode("out", type: "null-sink")
-        g.connect("s", to: "out")
+        let g = Self.endless
         let engine = try AudioEngine(graph: g, registry: .core, options: .init(realtime: true))
         try engine.start()
         engine.cancel()
@@ -157,10 +160,7 @@ import Testing
     }
 
     @Test func pauseHoldsTheStreamAndResumeContinues() async throws {
-        var g = GraphDescription(name: "endless")
-        g.addNode("s", type: "test-signal", ["duration": 0])
-        g.addNode("out", type: "null-sink")
-        g.connect("s", to: "out")
+        let g = Self.endless
         let engine = try AudioEngine(graph: g, registry: .core, options: .init(realtime: true))
         let states = Recorder()
         engine.setEventHandler { states.record($0) }
@@ -180,10 +180,7 @@ import Testing
     }
 
     @Test func removedTapStopsReceiving() async throws {
-        var g = GraphDescription(name: "endless")
-        g.addNode("s", type: "test-signal", ["duration": 0])
-        g.addNode("out", type: "null-sink")
-        g.connect("s", to: "out")
+        let g = Self.endless
         let engine = try AudioEngine(graph: g, registry: .core, options: .init(realtime: true))
         try engine.prepare()
         let r = Recorder()
