@@ -414,6 +414,13 @@ public final class AudioEngine: @unchecked Sendable {
                     if tap.drain() { worked = true }
                     if state == 2 || flush { tap.flush() }
                     if state == 2 {
+                        // The render thread may have read the slot as active in the block
+                        // under way: free it only once that block is over (or nothing runs).
+                        let blocks = blockCount.load(ordering: .acquiring)
+                        if slot.removedAt < 0 { slot.removedAt = blocks }
+                        let running = phase.load(ordering: .acquiring) == Phase.running.rawValue
+                        guard !running || blocks >= slot.removedAt + 2 else { continue }
+                        slot.removedAt = -1
                         slot.tap = nil
                         slot.state.store(0, ordering: .releasing)
                         lock.withLock { $0.taps.removeAll { $0 === tap } }

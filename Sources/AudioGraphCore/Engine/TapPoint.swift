@@ -10,6 +10,8 @@ final class TapPoint: @unchecked Sendable {
         let state = Atomic<Int>(0)
         /// Written by the control thread while free; read by the render thread while active.
         var tap: Tap?
+        /// Delivery thread only: the engine's block count when the removal was first seen.
+        var removedAt = -1
     }
 
     static let slotCount = 4
