@@ -305,9 +305,3 @@ public final class Recognizer: AudioNode {
         if decoder.inUtterance { end(at: Double(next) / 16000) }
     }
 }
-
-/// Carries a value into a thread that becomes its only user.
-struct UncheckedSendable<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}

@@ -1,5 +1,4 @@
 import AudioGraphCore
-import Synchronization
 
 /// Runs one node type over in-memory audio through the real engine and returns what it
 /// output (GstHarness-style), so unit tests exercise nodes exactly as graphs do.
@@ -49,10 +48,4 @@ public enum OfflineRender {
         return (out.isEmpty ? Array(repeating: [], count: tap.format.channelCount) : out, tap.format.sampleRate,
                 events.withLock { $0 })
     }
-}
-
-/// Carries a value into a @Sendable closure whose single use is on one thread at a time.
-public struct UncheckedSendable<T>: @unchecked Sendable {
-    public let value: T
-    public init(_ value: T) { self.value = value }
 }

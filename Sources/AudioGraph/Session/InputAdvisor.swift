@@ -9,7 +9,9 @@ final class InputAdvisor: @unchecked Sendable {
     private var peak: Float = 0
     private var blocks = 0
     private var loudBlocks = 0
-    private var quietRMS: [Float] = []      // RMS of blocks outside speech
+    /// Histogram of block levels outside speech, 1 dB bins from -120 dBFS (bounded memory
+    /// however long the session).
+    private var quietLevels = [Int](repeating: 0, count: 121)
     private var inSpeech = false
     private var speechStarts: [Double] = []
     private var clipped = 0
@@ -31,7 +33,10 @@ final class InputAdvisor: @unchecked Sendable {
             blocks += 1
             clipped += clips
             if rms > 0.003 { loudBlocks += 1 }
-            if !inSpeech { quietRMS.append(rms) }
+            if !inSpeech {
+                let db = 20 * log10(max(rms, 1e-6))
+                quietLevels[max(0, min(120, Int(db.rounded()) + 120))] += 1
+            }
         }
     }
 
@@ -47,6 +52,18 @@ final class InputAdvisor: @unchecked Sendable {
         }
     }
 
+    /// Median level outside speech in dBFS (caller holds the lock).
+    private func medianQuietLevel() -> Int? {
+        let total = quietLevels.reduce(0, +)
+        guard total > 0 else { return nil }
+        var seen = 0
+        for (bin, n) in quietLevels.enumerated() {
+            seen += n
+            if 2 * seen >= total { return bin - 120 }
+        }
+        return nil
+    }
+
     /// A suggestion for how a session ended, or nil when nothing looks wrong.
     func suggestion(for reason: EndReason) -> String? {
         lock.withLock {
@@ -55,9 +72,8 @@ final class InputAdvisor: @unchecked Sendable {
             if clipped > 100 { return "the input is clipping (peaks at full scale): lower the input gain" }
             if blocks > 0 && peak == 0 { return "the input is digital silence: check that the right microphone is selected and not muted" }
             if blocks > 0 && peakDB < -40 { return String(format: "the input is very quiet (peak %.0f dBFS): raise the input gain or move closer", peakDB) }
-            let sorted = quietRMS.sorted()
-            if let floor = sorted.isEmpty ? nil : sorted[sorted.count / 2], floor > 0.05 {
-                return "speech seems buried in noise (background at \(Int(20 * log10(floor))) dBFS): move somewhere quieter or closer to the microphone"
+            if let floor = medianQuietLevel(), floor > -26 {
+                return "speech seems buried in noise (background at \(floor) dBFS): move somewhere quieter or closer to the microphone"
             }
             if let first = speechStarts.first, first < 0.05 {
                 return "speech started before listening began: wait for the listening cue before speaking"

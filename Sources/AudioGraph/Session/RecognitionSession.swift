@@ -33,7 +33,6 @@ public final class RecognitionSession: Sendable {
     private let stream: AsyncStream<EngineEvent>
     private let continuation: AsyncStream<EngineEvent>.Continuation
     private let handler: Locked<(@Sendable (EngineEvent) -> Void)?> = Locked(nil)
-    private let endReason = Locked<EndReason?>(nil)
     private let streamWanted = Locked(false)
 
     /// Validates `graph` and prepares its engine: files are opened and models loaded here,
@@ -101,7 +100,6 @@ public final class RecognitionSession: Sendable {
         if case .end(let reason, _) = e {
             event = .end(reason, suggestion: advisor.suggestion(for: reason))
             machine.withLock { $0.ended(reason.rawValue) }
-            endReason.withLock { $0 = reason }
         }
         handler.withLock { $0 }?(event)
         if streamWanted.withLock({ $0 }) { continuation.yield(event) }

@@ -16,8 +16,8 @@ public final class FileSource: AudioNode {
         isReplaceableInput: true,
         make: { p throws(GraphError) in FileSource(p) })
 
-    static let warningTruncated = 1.0
-    static let warningRagged = 2.0
+    /// Warning code: the header's warnings (lying or ragged data chunk).
+    static let warningHeader = 1.0
 
     let path: String
     let startSeconds: Double
@@ -62,7 +62,7 @@ public final class FileSource: AudioNode {
         if !warned {
             warned = true
             if !reader.header.warnings.isEmpty {
-                io.emit(NodeEvent(.warning, t: 0, values: (Self.warningTruncated, 0, 0, 0)))
+                io.emit(NodeEvent(.warning, t: 0, values: (Self.warningHeader, 0, 0, 0)))
             }
         }
         let total = reader.header.frameCount

@@ -44,7 +44,7 @@ public final class WAVSink: AudioNode {
         guard let queue, let writer else { return }
         done.store(false, ordering: .relaxed)
         writerExited.store(false, ordering: .relaxed)
-        let box = UncheckedBox((queue, writer, self))
+        let box = UncheckedSendable((queue, writer, self))
         let thread = Thread {
             let (queue, writer, sink) = box.value
             var failed = false
@@ -98,10 +98,4 @@ public final class WAVSink: AudioNode {
             startWriter()
         }
     }
-}
-
-/// Carries a non-Sendable value into a thread that becomes its only user.
-struct UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }
