@@ -1,4 +1,5 @@
 import AudioGraphCore
+import Foundation
 
 /// Graphviz dot for a graph: one box per node (id, type, parameters that differ from
 /// the defaults), one edge per connection labelled with its format when known.
@@ -29,11 +30,5 @@ public enum GraphDot {
         }
         lines.append("}")
         return lines.joined(separator: "\n")
-    }
-}
-
-extension String {
-    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
-        split(separator: Character(target), omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }

@@ -1,4 +1,5 @@
 import AudioGraphCore
+import Foundation
 
 /// Builds one-line JSON objects in a fixed key order (CONTRACT.md's event lines).
 public struct JSONLine {
@@ -49,26 +50,6 @@ public struct JSONLine {
         var s = String(format: "%.\(digits)f", r)
         while s.hasSuffix("0") { s.removeLast() }
         return s
-    }
-}
-
-extension String {
-    fileprivate init(format: String, _ value: UInt32) {
-        self = String(value, radix: 16)
-        while count < 4 { self = "0" + self }
-        self = "\\u" + self
-    }
-
-    fileprivate init(format: String, _ value: Double) {
-        // "%.Nf" without Foundation: digits from the format string.
-        let digits = Int(format.dropFirst(2).dropLast()) ?? 3
-        var p = 1.0
-        for _ in 0..<digits { p *= 10 }
-        let scaled = (abs(value) * p).rounded()
-        let whole = Int64(scaled / p)
-        var frac = String(Int64(scaled - Double(whole) * p))
-        while frac.count < digits { frac = "0" + frac }
-        self = (value < 0 ? "-" : "") + "\(whole)." + frac
     }
 }
 
