@@ -189,6 +189,9 @@ final class PulseStream: @unchecked Sendable {
     /// Playback: the engine has delivered everything; silence after the ring is not an underrun.
     let ending = Atomic<Bool>(false)
     let started = Atomic<Bool>(false)
+    /// Capture: signalled when fragments arrived or the stream failed (the render thread
+    /// sleeps on it instead of polling).
+    let dataReady = Wakeup()
     /// Set (under the main-loop lock) once the stream is disconnected.
     private var closed = false
     private let scratch: UnsafeMutablePointer<Float>
@@ -216,13 +219,19 @@ final class PulseStream: @unchecked Sendable {
         pa_stream_set_state_callback(s, { s, userdata in
             let st = Unmanaged<PulseStream>.fromOpaque(userdata!).takeUnretainedValue()
             let state = pa_stream_get_state(s)
-            if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED { st.failed.store(true, ordering: .releasing) }
+            if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED {
+                st.failed.store(true, ordering: .releasing)
+                st.dataReady.signal()
+            }
             pa_threaded_mainloop_signal(st.connection.mainloop, 0)
         }, me)
         pa_context_set_state_callback(connection.context, { ctx, userdata in
             let st = Unmanaged<PulseStream>.fromOpaque(userdata!).takeUnretainedValue()
             let state = pa_context_get_state(ctx)
-            if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED { st.failed.store(true, ordering: .releasing) }
+            if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED {
+                st.failed.store(true, ordering: .releasing)
+                st.dataReady.signal()
+            }
             pa_threaded_mainloop_signal(st.connection.mainloop, 0)
         }, me)
         let bytesPerFrame = UInt32(4 * channels)
@@ -288,6 +297,7 @@ final class PulseStream: @unchecked Sendable {
             }
             pa_stream_drop(s)
         }
+        dataReady.signal()
     }
 
     /// Server callback (main-loop thread): fill the server's buffer from the ring.

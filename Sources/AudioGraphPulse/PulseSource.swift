@@ -102,14 +102,15 @@ public final class PulseSource: AudioNode {
                 return .endOfStream
             }
         } else {
-            // Wait (briefly, so the engine can still see stop and cancel) for a fragment.
-            // Sleep a quarter fragment at a time (the server delivers whole fragments).
+            // Sleep until the server's callback delivers a fragment (or the stream fails);
+            // wake now and then so the engine still sees stop and cancel.
             let want = min(fragmentFrames, io.requestedFrames)
-            let nap = UInt32(max(500, min(5000, Int(latency * 250_000))))
-            var waited: UInt32 = 0
-            while ring.available < want && !stream.failed.load(ordering: .acquiring) && waited < 50_000 {
-                usleep(nap)
-                waited += nap
+            var rounds = 0
+            while ring.available < want && !stream.failed.load(ordering: .acquiring) && rounds < 2 {
+                stream.dataReady.wait(timeout: min(0.05, 2 * latency)) {
+                    ring.available >= want || stream.failed.load(ordering: .acquiring)
+                }
+                rounds += 1
             }
         }
         let n = ring.read(into: out, frames: min(io.requestedFrames, out.frameCapacity))

@@ -43,6 +43,7 @@ public final class Recognizer: AudioNode {
     enum FinalPass: String { case utterance, live }
     private var decoder: PocketSphinxDecoder?
     private var queue: BlockQueue?
+    private var eventsReady = Wakeup()
     private var thread: Thread?
     private let done = Atomic<Bool>(false)
     private let cancelled = Atomic<Bool>(false)
@@ -117,6 +118,7 @@ public final class Recognizer: AudioNode {
     public func prepare(_ context: PrepareContext) throws(EngineError) {
         segmentation = context.upstreamMarkers.contains(.utteranceEnd) ? .endOfSpeech
             : context.upstreamMarkers.contains(.speechStart) ? .speech : .whole
+        eventsReady = context.eventsReady
         queue = BlockQueue(format: StreamFormat(sampleRate: 16000, channelCount: 1), maxFrames: context.maxFrames,
                          blockCount: 256, policy: context.isLive ? .drop : .block)
         startThread()
@@ -243,6 +245,7 @@ public final class Recognizer: AudioNode {
             var r = decoder.result(utterance: utterance, start: feedStart, end: t, alternatives: alternatives)
             r.start = start
             results.withLock { $0.append(.final(node: id, result: r)) }
+            eventsReady.signal()
         }
 
         func feed(_ x: UnsafeMutablePointer<Float>, _ n: Int) {
@@ -266,6 +269,7 @@ public final class Recognizer: AudioNode {
                     lastPartial = h
                     let u = utterance
                     results.withLock { $0.append(.partial(node: id, utterance: u, text: h)) }
+                    eventsReady.signal()
                 }
             }
         }
@@ -273,10 +277,10 @@ public final class Recognizer: AudioNode {
         while true {
             guard let (index, block) = queue.next() else {
                 if done.load(ordering: .acquiring) {
-                    if queue.next() != nil { continue }
+                    if queue.hasData { continue }  // a block landed after next(): take it
                     break
                 }
-                usleep(1000)
+                queue.waitForData(timeout: 0.005)
                 continue
             }
             if cancelled.load(ordering: .relaxed) {

@@ -52,6 +52,12 @@ public final class AudioEngine: @unchecked Sendable {
     private let pauseRequested = Atomic<Bool>(false)
     private let clockFrames = Atomic<Int>(0)
     private let blockCount = Atomic<Int>(0)
+    /// Wakes the delivery thread: the render thread after a block that queued events or
+    /// tap audio, nodes' own threads when they have events.
+    private let deliveryWake = Wakeup()
+    private let tapCount = Atomic<Int>(0)
+    /// Broadcast once the end reason is set, for threads blocked in `waitUntilEnded`.
+    private let endedCondition = NSCondition()
     private let lock = Locked<Shared>(Shared())
     private var finishErrors: [EngineError] = []  // render thread writes before the end marker
     private let eventStream: AsyncStream<EngineEvent>
@@ -90,7 +96,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// Throws `GraphError` (formats cannot work) or `EngineError` (a file or device failed).
     public func prepare() throws {
         guard plan == nil else { return }
-        plan = try RenderPlan.compile(graph, blockFrames: options.blockFrames)
+        plan = try RenderPlan.compile(graph, blockFrames: options.blockFrames, eventsReady: deliveryWake)
         phase.store(Phase.prepared.rawValue, ordering: .releasing)
     }
 
@@ -166,6 +172,7 @@ public final class AudioEngine: @unchecked Sendable {
                       policy: plan.isLive ? .drop : .block, block: block)
         slot.tap = tap
         lock.withLock { $0.taps.append(tap) }
+        tapCount.add(1, ordering: .relaxed)
         slot.state.store(1, ordering: .releasing)
         return tap
     }
@@ -225,12 +232,13 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// Blocks up to `timeout` seconds; returns the end reason if the run has ended.
     public func waitUntilEnded(timeout: Double) -> EndReason? {
-        let deadline = monotonicSeconds() + timeout
-        repeat {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        endedCondition.lock()
+        defer { endedCondition.unlock() }
+        while true {
             if let r = lock.withLock({ $0.endReason }) { return r }
-            usleep(1000)
-        } while monotonicSeconds() < deadline
-        return nil
+            if !endedCondition.wait(until: deadline) { return lock.withLock { $0.endReason } }
+        }
     }
 
     /// Ends the audio: sources stop, what they produced drains through the graph, sinks
@@ -290,6 +298,7 @@ public final class AudioEngine: @unchecked Sendable {
             if pauseRequested.load(ordering: .acquiring) {
                 let pausedAt = monotonicSeconds()
                 _ = outlet.emit(EngineMarker.event(state: .paused))
+                deliveryWake.signal()
                 for s in plan.steps where s.role == .source { s.node.setPaused(true) }
                 while pauseRequested.load(ordering: .acquiring) && !cancelRequested.load(ordering: .acquiring)
                     && !stopRequested.load(ordering: .acquiring)
@@ -307,6 +316,7 @@ public final class AudioEngine: @unchecked Sendable {
             }
             if let c = plan.clock { clockFrames.store(Int(c.produced[0]), ordering: .relaxed) }
             blockCount.add(1, ordering: .relaxed)
+            if outlet.ring.count > 0 || tapCount.load(ordering: .relaxed) > 0 { deliveryWake.signal() }
             let request = outlet.endRequest.load(ordering: .relaxed)
             if request > 0 && !stopping {
                 stopping = true
@@ -335,6 +345,7 @@ public final class AudioEngine: @unchecked Sendable {
         if !finishErrors.isEmpty { reason = .error }
         outlet.abandon.store(false, ordering: .relaxed)
         while !outlet.ring.push(EngineMarker.event(end: reason)) { Backoff.pause() }
+        deliveryWake.signal()
     }
 
     private func deliveryLoop() {
@@ -345,7 +356,6 @@ public final class AudioEngine: @unchecked Sendable {
             if streamWanted.load(ordering: .acquiring) { eventContinuation.yield(e) }
         }
         var reportedDrops = 0
-        var idleRounds = 0
         while true {
             var worked = false
             while let raw = outlet.ring.pop() {
@@ -373,6 +383,9 @@ public final class AudioEngine: @unchecked Sendable {
                             return shared.waiters
                         }
                         for w in waiters { w.resume(returning: reason) }
+                        endedCondition.lock()
+                        endedCondition.broadcast()
+                        endedCondition.unlock()
                         return
                     }
                     continue
@@ -392,11 +405,10 @@ public final class AudioEngine: @unchecked Sendable {
                 deliver(.overrun(node: "engine", lost: dropped - reportedDrops))
                 reportedDrops = dropped
             }
-            // Idle: poll every millisecond at first, backing off to 4 ms while nothing comes
-            // (a live session spends most of its time waiting for audio).
-            if worked { idleRounds = 0 } else {
-                idleRounds += 1
-                usleep(idleRounds < 20 ? 1000 : 4000)
+            // Idle: sleep until the render thread or a node signals; the timeout only
+            // bounds how late events that nobody signalled (device reports) can be.
+            if !worked {
+                deliveryWake.wait(timeout: 0.1) { outlet.ring.count > 0 }
             }
         }
     }
@@ -424,6 +436,7 @@ public final class AudioEngine: @unchecked Sendable {
                         slot.tap = nil
                         slot.state.store(0, ordering: .releasing)
                         lock.withLock { $0.taps.removeAll { $0 === tap } }
+                        tapCount.subtract(1, ordering: .relaxed)
                     }
                 }
             }

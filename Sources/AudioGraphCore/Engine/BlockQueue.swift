@@ -19,6 +19,9 @@ public final class BlockQueue: @unchecked Sendable {
     public let lostBlocks = Atomic<Int>(0)
     /// Set when the tap is removed or the run cancelled: stop waiting for space.
     public let abandoned = Atomic<Bool>(false)
+    /// Signalled after each block is queued, for a consumer thread that sleeps between
+    /// blocks (`waitForData`).
+    public let dataReady = Wakeup()
 
     /// Allocates `blockCount` blocks of `maxFrames` frames. Not real-time.
     public init(format: StreamFormat, maxFrames: Int, blockCount: Int, policy: BackpressurePolicy) {
@@ -49,6 +52,15 @@ public final class BlockQueue: @unchecked Sendable {
         block.copyFrames(from: buffer, count: buffer.frameLength)
         block.copyMarkers(from: buffer)
         _ = filled.push(index)
+        dataReady.signal()
+    }
+
+    /// Whether a filled block waits for the consumer.
+    public var hasData: Bool { filled.count > 0 }
+
+    /// Consumer thread: sleeps until a block is queued or `timeout` seconds passed.
+    public func waitForData(timeout: Double) {
+        dataReady.wait(timeout: timeout) { filled.count > 0 }
     }
 
     /// The oldest filled block; pass it to `release` when done. Delivery thread.

@@ -28,7 +28,7 @@ final class RenderPlan {
 
     /// Instantiates, opens, negotiates formats and prepares every node.
     /// Throws `GraphError` (the graph cannot work) or `EngineError` (a file or device failed).
-    static func compile(_ validated: ValidatedGraph, blockFrames: Int) throws -> RenderPlan {
+    static func compile(_ validated: ValidatedGraph, blockFrames: Int, eventsReady: Wakeup) throws -> RenderPlan {
         let n = try NegotiatedGraph(validated, blockFrames: blockFrames)
         let graph = n.graph
         var steps: [Int: RenderStep] = [:]
@@ -53,7 +53,8 @@ final class RenderPlan {
             do {
                 try node.prepare(PrepareContext(inputFormats: inFormats, outputFormats: n.formats[i],
                                                 maxFrames: spec.descriptor.role == .source ? blockFrames : inMax,
-                                                isLive: graph.isLive, upstreamMarkers: upstreamMarkers))
+                                                isLive: graph.isLive, upstreamMarkers: upstreamMarkers,
+                                                eventsReady: eventsReady))
             } catch {
                 throw error.atNode(spec.id, graph: graph.description.file)
             }

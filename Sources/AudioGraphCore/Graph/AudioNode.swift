@@ -102,14 +102,18 @@ public struct PrepareContext: Sendable {
     /// Marker kinds some node upstream produces (so a recognizer knows whether utterances
     /// will be delimited for it).
     public var upstreamMarkers: Set<StreamMarker.Kind>
+    /// Signal it when a thread of the node's own (a decoder, a writer) has events for
+    /// `takeEvents`, so the engine delivers them at once instead of at its next poll.
+    public var eventsReady: Wakeup
 
     public init(inputFormats: [StreamFormat], outputFormats: [StreamFormat], maxFrames: Int, isLive: Bool,
-                upstreamMarkers: Set<StreamMarker.Kind> = []) {
+                upstreamMarkers: Set<StreamMarker.Kind> = [], eventsReady: Wakeup = Wakeup()) {
         self.inputFormats = inputFormats
         self.outputFormats = outputFormats
         self.maxFrames = maxFrames
         self.isLive = isLive
         self.upstreamMarkers = upstreamMarkers
+        self.eventsReady = eventsReady
     }
 }
 

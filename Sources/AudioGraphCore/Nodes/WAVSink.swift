@@ -59,9 +59,9 @@ public final class WAVSink: AudioNode {
                     }
                     queue.release(index)
                 } else if sink.done.load(ordering: .acquiring) {
-                    if queue.next() == nil { break }
+                    if !queue.hasData { break }  // a block may have landed after next()
                 } else {
-                    Backoff.idle()
+                    queue.waitForData(timeout: 0.01)
                 }
             }
             sink.writerExited.store(true, ordering: .releasing)
