@@ -364,10 +364,11 @@ final class PulseStream: @unchecked Sendable {
         pa_threaded_mainloop_unlock(ml)
     }
 
-    /// Disconnects the stream.
+    /// Disconnects the stream. Idempotent.
     func close() {
         let ml = connection.mainloop
         pa_threaded_mainloop_lock(ml)
+        if closed { pa_threaded_mainloop_unlock(ml); return }
         pa_stream_set_state_callback(stream, nil, nil)
         pa_stream_set_read_callback(stream, nil, nil)
         pa_stream_set_write_callback(stream, nil, nil)

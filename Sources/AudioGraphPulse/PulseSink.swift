@@ -5,7 +5,8 @@ import Foundation
 ///
 /// The render thread copies blocks into a lock-free ring that the server's write callback
 /// drains; with file input a full ring makes the graph wait (so playback paces the file),
-/// with live input the block is dropped and counted. Underruns while playing are counted.
+/// with live input the block is dropped and counted. Underruns while playing are counted and
+/// reported as `underrun` events (frames of silence played instead of audio).
 public final class PulseSink: AudioNode {
     public static let descriptor = NodeDescriptor(
         type: "pulse-sink",
@@ -27,6 +28,10 @@ public final class PulseSink: AudioNode {
     private var started = false
     private var prebuffer = 0
     private var dropped = 0
+    private var reportedDropped = 0
+    private var reportedSilence = 0
+    private var reportedXruns = 0
+    private var rate = 48000.0
 
     init(_ p: ResolvedParameters) {
         let d = p.string("device")
@@ -54,6 +59,7 @@ public final class PulseSink: AudioNode {
             throw EngineError(.device, "PulseAudio: cannot play \(f.sampleRate) Hz")
         }
         isLive = context.isLive
+        rate = f.sampleRate
         let r = FrameRing(channels: f.channelCount, capacity: max(Int(f.sampleRate * max(0.5, 4 * latency)), 4 * context.maxFrames))
         ring = r
         prebuffer = Int(latency * f.sampleRate)
@@ -80,6 +86,19 @@ public final class PulseSink: AudioNode {
         if !started && ring.available >= prebuffer {
             started = true
             stream.cork(false)
+        }
+        // Report what was lost since the last block: our ring full (live input), the
+        // server's buffer run dry (silence played).
+        let t = Double(input.sampleTime) / rate
+        if dropped > reportedDropped {
+            io.emit(NodeEvent(.overrun, t: t, values: (Double(dropped - reportedDropped), 0, 0, 0)))
+            reportedDropped = dropped
+        }
+        let silence = stream.lostFrames.load(ordering: .relaxed), xruns = stream.serverXruns.load(ordering: .relaxed)
+        if silence > reportedSilence || xruns > reportedXruns {
+            io.emit(NodeEvent(.underrun, t: t, values: (Double(xruns - reportedXruns), Double(silence - reportedSilence), 0, 0)))
+            reportedSilence = silence
+            reportedXruns = xruns
         }
         if stream.failed.load(ordering: .acquiring) { return .failed(1) }
         return .ok

@@ -20,6 +20,8 @@ public final class PulseSource: AudioNode {
             ParameterSpec("rate", .integer(8000...384_000), unit: "Hz", help: "capture rate (default: the device's)"),
             ParameterSpec("channels", .integer(1...8), help: "channel count (default: the device's)"),
             ParameterSpec("latency", .number(0.002...2), default: 0.02, unit: "s", help: "fragment size the server delivers"),
+            ParameterSpec("reconnect", .number(0...86400), default: 0, unit: "s",
+                          help: "if the server goes away, retry this long for it to come back (0: fail at once); the gap is reported"),
         ],
         isLive: true,
         make: { p throws(GraphError) in PulseSource(p) })
@@ -31,6 +33,8 @@ public final class PulseSource: AudioNode {
     let rate: Int?
     let channels: Int?
     let latency: Double
+    let reconnect: Double
+    private var reconnector: PulseReconnector?
     private var connection: PulseConnection?
     private var stream: PulseStream?
     private var ring: FrameRing?
@@ -52,6 +56,7 @@ public final class PulseSource: AudioNode {
         rate = p["rate"] == nil ? nil : p.integer("rate")
         channels = p["channels"] == nil ? nil : p.integer("channels")
         latency = p.number("latency", 0.02)
+        reconnect = p.number("reconnect", 0)
     }
 
     public var drainsOnStop: Bool { true }
@@ -83,6 +88,12 @@ public final class PulseSource: AudioNode {
                                  channels: format.channelCount, latency: latency, ring: r)
         stream = st
         probeStream = st
+        if reconnect > 0 {
+            reconnector = PulseReconnector(
+                first: st, target: .init(device: device.name, rate: Int(format.sampleRate), channels: format.channelCount,
+                                         latency: latency),
+                patience: reconnect, ring: r)
+        }
         let id = nodeId
         info.withLock {
             $0.append(.device(node: id, name: device.name, format: format, latency: latency))
@@ -90,8 +101,22 @@ public final class PulseSource: AudioNode {
     }
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
+        if let reconnector, reconnector.ready.load(ordering: .acquiring), let fresh = reconnector.takeReplacement() {
+            stream = fresh  // the reconnector keeps the old one alive: no teardown here
+            reportedLost = 0
+        }
         guard let stream, let ring else { return .endOfStream }
         let out = io.outputs[0]
+        if let reconnector, stream.failed.load(ordering: .acquiring), ring.available == 0,
+           !reconnector.gaveUp.load(ordering: .acquiring)
+        {
+            // Server gone: wait for the reconnector, a fragment at a time, producing nothing.
+            reconnector.streamLost()
+            out.frameLength = 0
+            if io.isStopping { return .endOfStream }
+            usleep(UInt32(latency * 1e6))
+            return .ok
+        }
         if !started {
             started = true
             stream.cork(false)
@@ -124,6 +149,7 @@ public final class PulseSource: AudioNode {
             reportedLost = lost
         }
         if stream.failed.load(ordering: .acquiring) && ring.available == 0 && n == 0 {
+            if let reconnector, !reconnector.gaveUp.load(ordering: .acquiring) { return .ok }  // next block waits for it
             return .failed(Self.failedCode)
         }
         return .ok
@@ -141,6 +167,7 @@ public final class PulseSource: AudioNode {
     }
 
     public func finish(_ reason: EndReason) throws(EngineError) {
+        reconnector?.close()
         stream?.close()
         stream = nil
     }
@@ -150,6 +177,13 @@ public final class PulseSource: AudioNode {
             latencyReported = true
             let f = StreamFormat(sampleRate: Double(rate ?? d.rate), channelCount: channels ?? d.channels)
             info.withLock { $0.append(.device(node: nodeId, name: d.name, format: f, latency: l)) }
+        }
+        if let reconnector {
+            let reports = reconnector.reports.withLock { r in
+                defer { r.removeAll() }
+                return r
+            }
+            if !reports.isEmpty { info.withLock { $0 += reports.map { .warning(node: nodeId, message: $0) } } }
         }
         return info.withLock { e in
             defer { e.removeAll() }

@@ -188,7 +188,7 @@ func benchVAD(_ folder: String) async throws {
 /// pipe source (AG_PULSE_PIPE, 16 kHz mono s16) at known times, seen by a tap on the
 /// pulse-source's output. Latency = tap callback time - write time: server delivery plus
 /// engine queueing. Also CPU per second of capture and overruns.
-func benchPulse(seconds: Double) async throws {
+func benchPulse(seconds: Double, fragments: [Double] = [0.01, 0.02]) async throws {
     guard let pipe = ProcessInfo.processInfo.environment["AG_PULSE_PIPE"] else {
         print("pulse: needs the test daemon (Tools/bench pulse starts one)")
         exit(2)
@@ -197,7 +197,7 @@ func benchPulse(seconds: Double) async throws {
     print("")
     print("| fragment | clicks | latency p50 ms | p90 ms | max ms | CPU ms / s captured | overruns |")
     print("|---|---|---|---|---|---|---|")
-    for fragment in [0.01, 0.02] {
+    for fragment in fragments {
         var g = GraphDescription(name: "bench-pulse")
         g.addNode("mic", type: "pulse-source", ["device": "agtest_pipe", "latency": .number(fragment)])
         g.addNode("out", type: "null-sink")
@@ -275,12 +275,14 @@ do {
     switch args.first {
     case "engine": try await benchEngine(Array(args.dropFirst()))
     case "resample": try await benchResample()
-    case "pulse": try await benchPulse(seconds: args.count > 1 ? Double(args[1]) ?? 20 : 20)
+    case "pulse":
+        let fragments = args.count > 2 ? args[2].split(separator: ",").compactMap { Double($0).map { $0 / 1000 } } : [0.01, 0.02]
+        try await benchPulse(seconds: args.count > 1 ? Double(args[1]) ?? 20 : 20, fragments: fragments)
     case "vad":
         guard args.count == 2 else { print("USAGE: audiograph-bench vad FOLDER"); exit(2) }
         try await benchVAD(args[1])
     default:
-        print("USAGE: audiograph-bench engine [FILE.wav] [--runs N] | resample | vad FOLDER | pulse [SECONDS]")
+        print("USAGE: audiograph-bench engine [FILE.wav] [--runs N] | resample | vad FOLDER | pulse [SECONDS] [FRAGMENT_MS,...]")
         exit(args.isEmpty ? 0 : 2)
     }
 } catch {

@@ -10,9 +10,31 @@ final class EventPrinter: Sendable {
     let stderrIsTTY = isatty(STDERR_FILENO) == 1
     let stdoutIsTTY = isatty(STDOUT_FILENO) == 1
 
+    /// Overruns and underruns per node, for the line printed at exit.
+    private let losses = Locked<[String: (lost: Int, dry: Int)]>([:])
+
     init(json: Bool) { self.json = json }
 
+    /// One line summing up lost audio (nil when nothing was lost).
+    var lossSummary: String? {
+        let l = losses.withLock { $0 }
+        guard !l.isEmpty else { return nil }
+        let parts = l.keys.sorted().map { node -> String in
+            let (lost, dry) = l[node]!
+            return "node \"\(node)\" " + [lost > 0 ? "\(lost) lost to overruns" : nil,
+                                         dry > 0 ? "\(dry) underruns" : nil]
+                .compactMap { $0 }.joined(separator: ", ")
+        }
+        return "audiograph: audio lost: " + parts.joined(separator: "; ")
+    }
+
     func print(_ event: EngineEvent) {
+        switch event {
+        case .overrun(let node, let lost): losses.withLock { $0[node, default: (0, 0)].lost += lost }
+        case .underrun(let node, let count, let frames):
+            losses.withLock { $0[node, default: (0, 0)].dry += max(count, frames > 0 ? 1 : 0) }
+        default: break
+        }
         if json {
             out(event.jsonLine)
             switch event {
@@ -44,7 +66,10 @@ final class EventPrinter: Sendable {
         case .warning(let node, let message):
             err("audiograph: warning: " + (node.map { "node \"\($0)\": " } ?? "") + message)
         case .overrun(let node, let lost):
-            err("audiograph: warning: node \"\(node)\": \(lost) blocks lost (queue full)")
+            err("audiograph: warning: node \"\(node)\": \(lost) lost (a queue was full)")
+        case .underrun(let node, let count, let frames):
+            err("audiograph: warning: node \"\(node)\": playback ran dry" + (count > 0 ? " \(count)x" : "")
+                + (frames > 0 ? ", \(frames) frames of silence played" : ""))
         case .error(let e):
             err("audiograph: \(e.description)")
         }

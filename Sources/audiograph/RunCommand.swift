@@ -22,8 +22,9 @@ enum RunCommand: Command {
           --block FRAMES          Frames per block at the sources (default 1024).
           -h, --help              Show this help.
 
-        EVENTS (--json): state, level, speech-start, speech-end, utterance-end, warning,
-        overrun, error, end (with reason end-of-input, stopped, cancelled or error).
+        EVENTS (--json): state, device, level, probability, speech-start, speech-end,
+        utterance-end, partial, final, warning, overrun, underrun, error, end (with reason
+        end-of-input, end-of-speech, no-speech, stopped, cancelled or error).
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
@@ -65,6 +66,7 @@ enum RunCommand: Command {
         }
         progress.clear()
         signals.cancel()
+        if let losses = printer.lossSummary { FileHandle.standardError.write(Data((losses + "\n").utf8)) }
         if !json {
             let wall = Date().timeIntervalSince(started)
             let audio = engine.position

@@ -23,7 +23,8 @@ enum CLI {
     /// Runs `audiograph ARGS` from the package root; `interruptAfter` sends SIGINT(s).
     static func run(_ args: [String], interruptAfter: [Double] = [], timeout: Double = 60,
                     environment: [String: String] = [:], during: (@Sendable () -> Void)? = nil,
-                    interruptWhen: (@Sendable (String) -> Bool)? = nil) throws -> Result {
+                    interruptWhen: (@Sendable (String) -> Bool)? = nil,
+                    started: (@Sendable (Int32) -> Void)? = nil) throws -> Result {
         let p = Process()
         p.executableURL = binary
         p.arguments = args
@@ -34,6 +35,7 @@ enum CLI {
         p.standardError = err
         var interruptWhen = interruptWhen
         try p.run()
+        started?(p.processIdentifier)
         if let during { Thread { during() }.start() }
         let started = Date()
         var pending = interruptAfter

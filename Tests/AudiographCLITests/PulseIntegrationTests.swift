@@ -140,6 +140,28 @@ import Testing
         #expect(abs(Double(loud) / 48000 - 1.5 * 0.78) < 0.3, "about 1.5 s of tone came back")
     }
 
+    @Test func playbackThatRunsDryReportsUnderruns() throws {
+        guard Self.daemon() else { return }
+        let play = try Self.graph("""
+            {"nodes": [{"id": "tone", "type": "test-signal", "params": {"frequency": 440, "level": -12, "rate": 48000, "channels": 2, "duration": 2.5}},
+                       {"id": "spk", "type": "pulse-sink", "params": {"device": "agtest_sink", "latency": 0.02}}],
+             "connections": [{"from": "tone", "to": "spk"}]}
+            """)
+        // Freeze the player mid-playback (as a stalled machine would): the server's buffer
+        // runs dry, and the player must say so once it runs again.
+        let r = try CLI.run(["run", play.path, "--json"], timeout: 20, started: { pid in
+            Thread {
+                usleep(1_000_000)
+                kill(pid, SIGSTOP)
+                usleep(600_000)
+                kill(pid, SIGCONT)
+            }.start()
+        })
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(#""type":"underrun","node":"spk""#), "\(r.stdout)")
+        #expect(r.stderr.contains("audiograph: audio lost: node \"spk\""), "\(r.stderr)")
+    }
+
     @Test func unknownDeviceNamesItAndListsTheSources() throws {
         guard Self.daemon() else { return }
         let g = try Self.graph("""
@@ -198,5 +220,95 @@ import Testing
         #expect(r.stderr.contains("lost the capture stream"), "\(r.stderr)")
         let got = try WAVFixture.read(out).samples
         #expect(got.count >= sent.count, "audio captured before the failure was kept: \(got.count)")
+    }
+
+    /// Starts (or restarts) a private daemon of the test's own in `dir`.
+    static func startDaemon(_ dir: String) throws {
+        let start = Process()
+        start.executableURL = CLI.packageRoot.appendingPathComponent("Tools/pulse-daemon")
+        start.arguments = ["start", dir]
+        start.standardOutput = FileHandle.nullDevice
+        try start.run()
+        start.waitUntilExit()
+        try #require(start.terminationStatus == 0)
+    }
+
+    static func killDaemon(_ dir: String) {
+        let stop = Process()
+        stop.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
+        stop.arguments = ["-9", "-f", "pulseaudio.*\(dir)/native"]
+        try? stop.run()
+        stop.waitUntilExit()
+    }
+
+    @Test func reconnectWaitsForTheServerToComeBackAndReportsTheGap() throws {
+        guard Self.daemon() else { return }
+        let dir = CLI.tempDir()
+        let daemonDir = dir.appendingPathComponent("pulse").path
+        try Self.startDaemon(daemonDir)
+        defer { Self.killDaemon(daemonDir) }
+        let out = dir.appendingPathComponent("cap.wav")
+        let g = try Self.graph("""
+            {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe", "reconnect": 20}},
+                       {"id": "out", "type": "wav-sink", "params": {"path": "\(out.path)"}}],
+             "connections": [{"from": "mic", "to": "out"}]}
+            """)
+        let before = Self.signal(seconds: 1.0)
+        let after = Array(Self.signal(seconds: 2.0).suffix(16000))
+        let finished = dir.appendingPathComponent("fed").path
+        let r = try CLI.run(["run", g.path, "--json"], timeout: 30, environment: ["PULSE_SERVER": "unix:\(daemonDir)/native"],
+                            during: {
+            Self.feed(before, to: daemonDir + "/pipe")
+            usleep(300_000)
+            Self.killDaemon(daemonDir)
+            usleep(1_000_000)
+            try? Self.startDaemon(daemonDir)
+            Self.feed(after, to: daemonDir + "/pipe", after: 1.5)
+            usleep(500_000)
+            FileManager.default.createFile(atPath: finished, contents: nil)
+        }, interruptWhen: { _ in FileManager.default.fileExists(atPath: finished) })
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(#""type":"warning","node":"mic","message":"PulseAudio: capture resumed"#), "\(r.stdout)")
+        #expect(r.stdout.contains(#""reason":"stopped""#))
+        let got = try WAVFixture.read(out).samples.map { Int16($0) }
+        // Both stretches arrive, sample-exact, one after the other (the gap is not in the stream).
+        #expect(got.count >= before.count + after.count, "\(got.count)")
+        let first = try #require(Self.find(before, in: got), "the stretch before the restart is there")
+        #expect(got[first..<first + before.count].elementsEqual(before), "sample-exact before the restart")
+        let second = try #require(Self.find(after, in: got, from: first + before.count), "the stretch after it too")
+        #expect(got[second..<second + after.count].elementsEqual(after), "sample-exact after the restart")
+    }
+
+    /// Where `needle` starts in `haystack` (matching its first 16 samples), at or after `from`.
+    static func find(_ needle: [Int16], in haystack: [Int16], from: Int = 0) -> Int? {
+        let head = Array(needle.prefix(16))
+        var i = from
+        while i + needle.count <= haystack.count {
+            if haystack[i] == head[0] && Array(haystack[i..<i + head.count]) == head { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    @Test func reconnectGivesUpAfterItsPatience() throws {
+        guard Self.daemon() else { return }
+        let dir = CLI.tempDir()
+        let daemonDir = dir.appendingPathComponent("pulse").path
+        try Self.startDaemon(daemonDir)
+        let g = try Self.graph("""
+            {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe", "reconnect": 1}},
+                       {"id": "out", "type": "null-sink"}],
+             "connections": [{"from": "mic", "to": "out"}]}
+            """)
+        let began = Date()
+        let r = try CLI.run(["run", g.path, "--json"], timeout: 20, environment: ["PULSE_SERVER": "unix:\(daemonDir)/native"],
+                            during: {
+            usleep(500_000)
+            Self.killDaemon(daemonDir)
+        })
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(Date().timeIntervalSince(began) < 8)
+        #expect(r.stdout.contains("no server after 1 s of retrying"), "\(r.stdout)")
+        #expect(r.stderr.contains("lost the capture stream"), "\(r.stderr)")
     }
 }

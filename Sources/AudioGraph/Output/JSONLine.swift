@@ -90,6 +90,8 @@ extension EngineEvent {
             j.add("type", "warning"); if let node { j.add("node", node) }; j.add("message", message)
         case .overrun(let node, let lost):
             j.add("type", "overrun"); j.add("node", node); j.add("lost", lost)
+        case .underrun(let node, let count, let frames):
+            j.add("type", "underrun"); j.add("node", node); j.add("count", count); j.add("frames", frames)
         case .error(let e):
             j.add("type", "error"); j.add("message", e.description); j.add("code", e.code.rawValue)
             if let n = e.node { j.add("node", n) }

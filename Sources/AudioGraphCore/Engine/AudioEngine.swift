@@ -473,9 +473,3 @@ enum EngineMarker {
     }
 }
 
-/// Seconds on the monotonic clock.
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-}

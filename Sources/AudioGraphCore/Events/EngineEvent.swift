@@ -22,6 +22,9 @@ public enum EngineEvent: Sendable, Equatable {
     case warning(node: String?, message: String)
     /// A bounded queue was full and `lost` items were dropped.
     case overrun(node: String, lost: Int)
+    /// A playback device ran dry `count` times (server-reported) or was given `frames` of
+    /// silence because the graph had no audio ready.
+    case underrun(node: String, count: Int, frames: Int)
     /// The run failed; an `end` with reason `error` follows.
     case error(EngineError)
     /// The run is over; a session adds a suggestion when it can tell why nothing useful

@@ -19,6 +19,8 @@ public struct NodeEvent: Sendable, BitwiseCopyable {
         public static let warning = Kind(rawValue: 5)
         /// Frames lost at a queue; `values.0` lost count, `values.1` queue code.
         public static let overrun = Kind(rawValue: 6)
+        /// A device ran dry; `values.0` times (server-reported), `values.1` frames of silence given.
+        public static let underrun = Kind(rawValue: 7)
     }
 
     public var kind: Kind
@@ -48,6 +50,7 @@ public struct NodeEvent: Sendable, BitwiseCopyable {
         case .utteranceEnd:
             return .utteranceEnd(node: nodeId, utterance: Int(values.0), t: t, decided: decided)
         case .overrun: return .overrun(node: nodeId, lost: Int(values.0))
+        case .underrun: return .underrun(node: nodeId, count: Int(values.0), frames: Int(values.1))
         default: return nil
         }
     }
