@@ -195,7 +195,7 @@ func benchPulse(seconds: Double, fragments: [Double] = [0.01, 0.02]) async throw
     }
     print("## audiograph pulse-source: capture-to-tap latency and cost (\(Int(seconds)) s per setting)")
     print("")
-    print("| fragment | clicks | latency p50 ms | p90 ms | max ms | CPU ms / s captured | overruns |")
+    print("| fragment | clicks | latency p50 ms | p90 ms | max ms | CPU ms / s, whole bench process (writer thread, 1 ms tap) | overruns |")
     print("|---|---|---|---|---|---|---|")
     for fragment in fragments {
         var g = GraphDescription(name: "bench-pulse")
