@@ -1,3 +1,4 @@
+import AudioGraphTestSupport
 import Foundation
 import Testing
 
@@ -220,6 +221,28 @@ import Testing
         #expect(r.stderr.contains("lost the capture stream"), "\(r.stderr)")
         let got = try WAVFixture.read(out).samples
         #expect(got.count >= sent.count, "audio captured before the failure was kept: \(got.count)")
+    }
+
+    @Test func serverKilledAfterSpeechStillDeliversTheFinalTranscript() throws {
+        guard Self.daemon(), let wav = Flite.speech("go forward ten meters") else { return }
+        let dir = CLI.tempDir()
+        let daemonDir = dir.appendingPathComponent("pulse").path
+        try Self.startDaemon(daemonDir)
+        defer { Self.killDaemon(daemonDir) }
+        // The speech as 16 kHz mono s16 for the pipe, with silence after it so the VAD ends it.
+        let speech = try #require(Flite.convert(wav, rate: 16000, channels: 1))
+        let samples = try WAVFixture.read(speech).samples.map { Int16($0) } + [Int16](repeating: 0, count: 16000)
+        let r = try CLI.run(["run", "graphs/dictation.json", "--json", "--set", "mic.device=agtest_pipe"], timeout: 60,
+                            environment: ["PULSE_SERVER": "unix:\(daemonDir)/native"], during: {
+            Self.feed(samples, to: daemonDir + "/pipe")
+            usleep(200_000)
+            Self.killDaemon(daemonDir)
+        })
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("lost the capture stream"), "\(r.stderr)")
+        let final = r.stdout.split(separator: "\n").first { $0.contains(#""type":"final""#) }
+        #expect(final?.contains("go forward ten meters") == true, "the words heard before the failure: \(r.stdout)")
+        #expect(r.stdout.contains(#""reason":"error""#))
     }
 
     /// Starts (or restarts) a private daemon of the test's own in `dir`.

@@ -266,6 +266,7 @@ public final class AudioEngine: @unchecked Sendable {
             step.rewind()
         }
         plan.failure = nil
+        plan.sourceFailure = nil
         stopRequested.store(false, ordering: .relaxed)
         cancelRequested.store(false, ordering: .relaxed)
         clockFrames.store(0, ordering: .relaxed)
@@ -317,6 +318,11 @@ public final class AudioEngine: @unchecked Sendable {
             if let c = plan.clock { clockFrames.store(Int(c.produced[0]), ordering: .relaxed) }
             blockCount.add(1, ordering: .relaxed)
             if outlet.ring.count > 0 || tapCount.load(ordering: .relaxed) > 0 { deliveryWake.signal() }
+            if plan.sourceFailure != nil && !stopping {
+                // A source failed: stop the others and let the graph drain what it has.
+                stopping = true
+                plan.endSources()
+            }
             let request = outlet.endRequest.load(ordering: .relaxed)
             if request > 0 && !stopping {
                 stopping = true
@@ -333,8 +339,11 @@ public final class AudioEngine: @unchecked Sendable {
             }
         }
         options.renderDidEnd?()
-        if let (step, code) = plan.failure {
+        if let (step, code) = plan.failure ?? plan.sourceFailure {
             finishErrors.append(step.node.failure(code).atNode(step.id, graph: graph.description.file))
+        }
+        if plan.sourceFailure != nil && reason == .stopped {
+            reason = .endOfInput  // the graph drained normally: sinks deliver what they have
         }
         for step in plan.steps {
             do { try step.node.finish(reason) } catch {

@@ -14,8 +14,12 @@ final class RenderPlan {
     let isLive: Bool
     /// The first source: its position drives progress and real-time pacing.
     let clock: RenderStep?
-    /// Set by a failing node: (step, code).
+    /// Set by a failing node other than a source: (step, code). Rendering stops at once.
     var failure: (RenderStep, Int32)?
+    /// Set by the first failing source (a device gone): it ends like a stopped source, so
+    /// what it captured still flows through the graph and its results are delivered; the
+    /// run then ends with its error.
+    var sourceFailure: (RenderStep, Int32)?
 
     private init(graph: ValidatedGraph, steps: [RenderStep], blockFrames: Int, isLive: Bool) {
         self.graph = graph
@@ -120,6 +124,9 @@ final class RenderPlan {
                 if step.role != .source && allEnded && !producedAny { step.ended = true }
             case .endOfStream:
                 step.ended = true
+            case .failed(let code) where step.role == .source:
+                step.ended = true
+                if sourceFailure == nil { sourceFailure = (step, code) }
             case .failed(let code):
                 failure = (step, code)
                 return false
