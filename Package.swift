@@ -46,7 +46,7 @@ let package = Package(
         // MARK: Executables
         .executableTarget(name: "audiograph", dependencies: ["AudioGraph", "AudioGraphPulse"]),
         .executableTarget(name: "audiograph-example", dependencies: ["AudioGraph"]),
-        .executableTarget(name: "audiograph-bench", dependencies: ["AudioGraph", "AudioGraphDSP", "CAllocCounter"]),
+        .executableTarget(name: "audiograph-bench", dependencies: ["AudioGraph", "AudioGraphDSP", "AudioGraphTestSupport", "CAllocCounter"]),
 
         // MARK: Tests
         .testTarget(name: "AudioGraphCoreTests", dependencies: ["AudioGraphCore"]),

@@ -1,3 +1,4 @@
+import AudioGraphCore
 import CFFTW
 
 /// A forward real FFT of one fixed size on FFTW, planned once.
@@ -15,14 +16,29 @@ public final class RealFFT {
     private let plan: fftwf_plan
     private let inversePlan: fftwf_plan
 
+    /// FFTW's planner is not thread-safe, and engines may be prepared on several threads
+    /// at once (tests, embedders): every plan is made and destroyed under this lock.
+    private static let planner = Locked(())
+
     /// Plans a transform of `size` samples. Not real-time.
     public init?(size: Int) {
+        let made: (fftwf_plan, fftwf_plan, UnsafeMutableRawPointer, UnsafeMutableRawPointer)? = Self.planner.withLock { _ in
+            Self.plan(size: size)
+        }
+        guard let (p, q, i, o) = made else { return nil }
+        input = i.bindMemory(to: Float.self, capacity: size)
+        output = o.bindMemory(to: Float.self, capacity: 2 * (size / 2 + 1))
+        self.size = size
+        plan = p
+        inversePlan = q
+    }
+
+    private static func plan(size: Int) -> (fftwf_plan, fftwf_plan, UnsafeMutableRawPointer, UnsafeMutableRawPointer)? {
         guard size >= 2,
               let i = fftwf_malloc(MemoryLayout<Float>.stride * size),
               let o = fftwf_malloc(MemoryLayout<Float>.stride * 2 * (size / 2 + 1))
         else { return nil }
-        input = i.bindMemory(to: Float.self, capacity: size)
-        output = o.bindMemory(to: Float.self, capacity: 2 * (size / 2 + 1))
+        let input = i.bindMemory(to: Float.self, capacity: size)
         input.initialize(repeating: 0, count: size)
         let complexOut = o.bindMemory(to: fftwf_complex.self, capacity: size / 2 + 1)
         guard let p = fftwf_plan_dft_r2c_1d(Int32(size), input, complexOut, UInt32(FFTW_ESTIMATE)),
@@ -32,14 +48,14 @@ public final class RealFFT {
             fftwf_free(o)
             return nil
         }
-        self.size = size
-        plan = p
-        inversePlan = q
+        return (p, q, i, o)
     }
 
     deinit {
-        fftwf_destroy_plan(plan)
-        fftwf_destroy_plan(inversePlan)
+        Self.planner.withLock { _ in
+            fftwf_destroy_plan(plan)
+            fftwf_destroy_plan(inversePlan)
+        }
         fftwf_free(input)
         fftwf_free(output)
     }

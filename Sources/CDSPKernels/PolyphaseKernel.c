@@ -70,6 +70,16 @@ static int64_t run_avx2_decimate8(const float *c, int64_t taps, int64_t down, co
     return k;
 }
 
+// One output with the same summation order as run_avx2_decimate8 (one 8-lane accumulator,
+// then hsum256), so an output's value does not depend on whether it was computed in a
+// group of eight or alone: the resampler's output is bit-identical whatever the blocks.
+__attribute__((target("avx2,fma")))
+static inline float dot1_avx2(const float *a, const float *b, int64_t n) {
+    __m256 s = _mm256_setzero_ps();
+    for (int64_t k = 0; k < n; k += 8) s = _mm256_fmadd_ps(_mm256_loadu_ps(a + k), _mm256_loadu_ps(b + k), s);
+    return hsum256(s);
+}
+
 __attribute__((target("avx2,fma")))
 static void run_avx2(const float *coefficients, int64_t taps, int64_t up, int64_t down, const float *history,
                      int64_t base, int64_t first, int64_t count, float *out) {
@@ -79,6 +89,8 @@ static void run_avx2(const float *coefficients, int64_t taps, int64_t up, int64_
         first += done;
         count -= done;
         out += done;
+        POLYPHASE_LOOP(dot1_avx2)
+        return;
     }
     POLYPHASE_LOOP(dot_avx2)
 }

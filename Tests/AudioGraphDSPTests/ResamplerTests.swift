@@ -10,42 +10,83 @@ import Testing
     static let pairs: [(Int, Int)] = [(44100, 16000), (48000, 16000), (22050, 16000), (8000, 16000), (16000, 48000),
                                       (44100, 48000)]
 
-    func resample(_ x: [Float], from: Int, to: Int, quality: String = "high", chunks: [Int] = [1024]) async throws -> [Float] {
-        try await OfflineRender.run("resampler", ["rate": .number(Double(to)), "quality": .string(quality)], input: [x],
-                                    rate: Double(from), chunks: chunks, registry: .builtin).output[0]
+    /// Both methods, each held to the same contract.
+    static let methods = ["polyphase", "fft"]
+
+    func resample(_ x: [Float], from: Int, to: Int, quality: String = "high", method: String = "polyphase",
+                  chunks: [Int] = [1024]) async throws -> [Float] {
+        try await OfflineRender.run("resampler", ["rate": .number(Double(to)), "quality": .string(quality),
+                                                  "method": .string(method)],
+                                    input: [x], rate: Double(from), chunks: chunks, registry: .builtin).output[0]
     }
 
-    @Test(arguments: pairs.indices)
-    func lengthIsRoundedRatio(pair: Int) async throws {
+    @Test(arguments: pairs.indices, methods)
+    func lengthIsRoundedRatio(pair: Int, method: String) async throws {
         let (from, to) = Self.pairs[pair]
-        for n in [1, 999, 12345] {
-            let y = try await resample([Float](repeating: 0.1, count: n), from: from, to: to)
+        for n in [1, 999, 12345, 40000] {
+            let y = try await resample([Float](repeating: 0.1, count: n), from: from, to: to, method: method)
             #expect(y.count == Int((Double(n) * Double(to) / Double(from)).rounded()), "\(from)->\(to), \(n) frames")
         }
     }
 
-    @Test(arguments: pairs.indices)
-    func impulseComesOutAtItsTime(pair: Int) async throws {
+    @Test(arguments: pairs.indices, methods)
+    func impulseComesOutAtItsTime(pair: Int, method: String) async throws {
         let (from, to) = Self.pairs[pair]
         // An impulse at 0.1 s (a whole number of frames at both rates for these pairs).
         var x = [Float](repeating: 0, count: from / 5)
         let at = from / 10
         x[at] = 1
-        let y = try await resample(x, from: from, to: to)
+        let y = try await resample(x, from: from, to: to, method: method)
         let peak = y.indices.max { abs(y[$0]) < abs(y[$1]) }!
         #expect(peak == to / 10, "\(from)->\(to): peak at \(peak), expected \(to / 10)")
     }
 
-    @Test func outputDoesNotDependOnBlockSizes() async throws {
+    @Test(arguments: methods)
+    func outputDoesNotDependOnBlockSizes(method: String) async throws {
         let x = Signals.sine(440, seconds: 0.5, rate: 44100).enumerated().map { $0.element + Float($0.offset % 7) * 1e-3 }
-        let a = try await resample(x, from: 44100, to: 16000, chunks: [1024])
-        let b = try await resample(x, from: 44100, to: 16000, chunks: [1, 7, 333, 4096, 2, 1000])
-        #expect(a == b, "bit-identical whatever the input blocks")
+        for (from, to) in [(44100, 16000), (48000, 16000)] {
+            let a = try await resample(x, from: from, to: to, method: method, chunks: [1024])
+            let b = try await resample(x, from: from, to: to, method: method, chunks: [1, 7, 333, 4096, 2, 1000])
+            #expect(a == b, "\(method) \(from)->\(to): bit-identical whatever the input blocks")
+        }
+    }
+
+    /// The two methods compute the same response: they differ by float rounding only.
+    @Test func methodsAgree() async throws {
+        for (from, to) in [(48000, 16000), (44100, 16000), (22050, 16000)] {
+            // Tones in the passband (below 0.9 x 8 kHz), where both are flat to 0.00001 dB.
+            let x = zip(Signals.sine(997, seconds: 0.5, rate: Double(from)), Signals.sine(6113, seconds: 0.5, rate: Double(from)))
+                .map { 0.5 * ($0 + $1) }
+            let a = try await resample(x, from: from, to: to, method: "polyphase")
+            let b = try await resample(x, from: from, to: to, method: "fft")
+            #expect(a.count == b.count)
+            // Away from the abrupt start and end (broadband clicks, where the transition bands differ).
+            let diff = zip(a, b).map { Double($0 - $1) }[a.count / 4..<3 * a.count / 4]
+            let rms = (diff.map { $0 * $0 }.reduce(0, +) / Double(max(1, diff.count))).squareRoot()
+            // Same passband: float rounding and the presets' ripple only.
+            #expect(Signals.db(rms / 0.35) < -110, "\(from)->\(to): difference \(Signals.db(rms / 0.35)) dB")
+        }
+    }
+
+    /// `auto` uses the two-stage FFT design for file input and the direct filter when live.
+    @Test func autoPicksByInput() throws {
+        for (live, expected) in [(false, Resampler.Method.fft), (true, .polyphase)] {
+            let r = Resampler(rate: 16000, quality: .high, method: .auto)
+            let f = StreamFormat(sampleRate: 48000, channelCount: 1)
+            let out = try r.outputFormats(for: [f])
+            try r.prepare(PrepareContext(inputFormats: [f], outputFormats: out, maxFrames: 1024, isLive: live))
+            #expect(r.methodInUse == expected)
+        }
+        let veryHigh = Resampler(rate: 16000, quality: .veryHigh, method: .auto)
+        let f = StreamFormat(sampleRate: 48000, channelCount: 1)
+        try veryHigh.prepare(PrepareContext(inputFormats: [f], outputFormats: try veryHigh.outputFormats(for: [f]),
+                                            maxFrames: 1024, isLive: false))
+        #expect(veryHigh.methodInUse == .polyphase, "very-high stays direct (float32 FFT floor)")
     }
 
     /// Passband flatness and stopband rejection of each preset, measured on tones.
-    @Test(arguments: ResamplerQuality.allCases)
-    func presetMeetsItsFigures(quality: ResamplerQuality) async throws {
+    @Test(arguments: ResamplerQuality.allCases, methods)
+    func presetMeetsItsFigures(quality: ResamplerQuality, method: String) async throws {
         for (from, to) in [(48000, 16000), (44100, 16000), (8000, 16000)] {
             let edge = Double(min(from, to)) / 2
             let seconds = 0.4
@@ -53,24 +94,24 @@ import Testing
             var gains: [Double] = []
             for f in [100.0, 1000, 0.5 * edge, 0.9 * edge] {
                 let y = try await resample(Signals.sine(f, seconds: seconds, rate: Double(from)), from: from, to: to,
-                                           quality: quality.rawValue)
+                                           quality: quality.rawValue, method: method)
                 let mid = y[y.count / 4..<3 * y.count / 4]
                 gains.append(Signals.db(Signals.amplitude(of: f, in: mid, rate: Double(to)) / 0.5))
             }
             let ripple = gains.max()! - gains.min()!
-            #expect(ripple <= max(quality.ripple, 0.0005) + 0.0005, "\(quality) \(from)->\(to): ripple \(ripple) dB")
+            #expect(ripple <= max(quality.ripple, 0.0005) + 0.0005, "\(quality) \(method) \(from)->\(to): ripple \(ripple) dB")
             // Stopband: (down) tones above the edge must vanish; (up) images above the edge.
             // Upsampling tones are multiples of 4 Hz: whole periods in the 0.25 s window.
             let probes = from > to ? [1.0 * edge, 1.3 * edge, 0.95 * Double(from) / 2] : [1200.0, 3200]
             let floor = 140.0  // float32 arithmetic
             for f in probes {
                 let y = try await resample(Signals.sine(f, seconds: seconds, rate: Double(from)), from: from, to: to,
-                                           quality: quality.rawValue)
+                                           quality: quality.rawValue, method: method)
                 let mid = y[y.count / 4..<y.count / 4 + to / 4]
                 let unwanted = from > to ? Signals.rms(mid) : residualRMS(mid, tone: f, rate: Double(to))
                 let rejection = -Signals.db(unwanted / (0.5 / 2.0.squareRoot()))
                 #expect(rejection >= min(quality.attenuation, floor) - 6,
-                        "\(quality) \(from)->\(to) at \(Int(f)) Hz: \(rejection) dB")
+                        "\(quality) \(method) \(from)->\(to) at \(Int(f)) Hz: \(rejection) dB")
             }
         }
     }

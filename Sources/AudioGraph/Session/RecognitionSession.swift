@@ -51,7 +51,10 @@ public final class RecognitionSession: Sendable {
         engine = AudioEngine(graph: validated, options: options)
         try engine.prepare()
         (stream, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
-        if let source = engine.graph.nodes.first(where: { $0.descriptor.role == .source }) {
+        // The advisor's suggestions are about speech: graphs that only convert or record
+        // audio do not pay for watching the input.
+        let listens = engine.graph.nodes.contains { !$0.descriptor.markers.isEmpty || $0.descriptor.type == "recognizer" }
+        if listens, let source = engine.graph.nodes.first(where: { $0.descriptor.role == .source }) {
             let advisor = self.advisor
             try engine.installTap(onNode: source.id, bufferSize: 1600) { advisor.observe($0) }
         }

@@ -20,19 +20,24 @@ struct PolyphaseFilter {
 
     /// Designs the filter for `inputRate` → `outputRate`. Rates must be whole Hz.
     init(inputRate: Int, outputRate: Int, quality: ResamplerQuality) {
+        let edge = Double(min(inputRate, outputRate)) / 2
+        self.init(inputRate: inputRate, outputRate: outputRate, passband: quality.passband * edge,
+                  stopband: quality.stopband * edge, attenuation: quality.attenuation)
+    }
+
+    /// Designs a filter flat to `passband` Hz with `attenuation` dB from `stopband` Hz on.
+    init(inputRate: Int, outputRate: Int, passband: Double, stopband: Double, attenuation a: Double) {
         let g = gcd(inputRate, outputRate)
         up = outputRate / g
         down = inputRate / g
-        let edge = Double(min(inputRate, outputRate)) / 2
         // Transition width in input-rate cycles per sample, and the Kaiser design rule.
-        let transition = (quality.stopband - quality.passband) * edge / Double(inputRate)
-        let a = quality.attenuation
+        let transition = (stopband - passband) / Double(inputRate)
         var t = Int(((a - 7.95) / (14.36 * transition)).rounded(.up)) + 2
         t = (t + 7) / 8 * 8
         taps = max(8, t)
-        let beta = a > 50 ? 0.1102 * (a - 8.7) : 0.5842 * pow(a - 21, 0.4) + 0.07886 * (a - 21)
+        let beta = kaiserBeta(attenuation: a)
         // Cut-off in the middle of the transition band, as a fraction of the input rate.
-        let fc = (quality.passband + quality.stopband) / 2 * edge / Double(inputRate)
+        let fc = (passband + stopband) / 2 / Double(inputRate)
         let half = Double(taps) / 2
         let i0beta = besselI0(beta)
         var h = [Float](repeating: 0, count: up * taps)
@@ -57,6 +62,11 @@ struct PolyphaseFilter {
 }
 
 func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+
+/// Kaiser's β for a stopband attenuation in dB.
+func kaiserBeta(attenuation a: Double) -> Double {
+    a > 50 ? 0.1102 * (a - 8.7) : a > 21 ? 0.5842 * pow(a - 21, 0.4) + 0.07886 * (a - 21) : 0
+}
 
 /// Modified Bessel function of the first kind, order 0 (series; converges fast for β ≤ 20).
 func besselI0(_ x: Double) -> Double {
