@@ -19,13 +19,13 @@ import Testing
     }
 
     /// Writes 16 kHz mono s16 samples into a pipe source, in real-time-sized chunks.
-    static func feed(_ samples: [Int16], to pipe: String, after delay: Double = 0.6) {
+    static func feed(_ samples: [Int16], to pipe: String, after delay: Double = 0.6, chunk: Int = 3200) {
         usleep(UInt32(delay * 1e6))
         guard let h = FileHandle(forWritingAtPath: pipe) else { return }
         let data = samples.withUnsafeBufferPointer { Data(buffer: $0) }
         var offset = 0
         while offset < data.count {
-            let n = min(3200, data.count - offset)
+            let n = min(chunk, data.count - offset)
             h.write(data.subdata(in: offset..<offset + n))
             offset += n
             usleep(100_000)
@@ -245,9 +245,65 @@ import Testing
         #expect(r.stdout.contains(#""reason":"error""#))
     }
 
-    /// Starts (or restarts) a private daemon of the test's own in `dir`.
-    static func startDaemon(_ dir: String) throws {
+    /// A device reconfigured under a running graph (the server comes back with the source at
+    /// 48 kHz stereo instead of 16 kHz mono): the stream keeps the negotiated format (the
+    /// server converts), so the resampler and everything after it carry on unchanged.
+    @Test func deviceReconfiguredMidRunKeepsTheGraphsFormat() throws {
+        guard Self.daemon() else { return }
+        let dir = CLI.tempDir()
+        let daemonDir = dir.appendingPathComponent("pulse").path
+        try Self.startDaemon(daemonDir)
+        defer { Self.killDaemon(daemonDir) }
+        let out = dir.appendingPathComponent("cap.wav")
+        let g = try Self.graph("""
+            {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe", "reconnect": 20}},
+                       {"id": "rs", "type": "resampler", "params": {"rate": 8000}},
+                       {"id": "out", "type": "wav-sink", "params": {"path": "\(out.path)"}}],
+             "connections": [{"from": "mic", "to": "rs"}, {"from": "rs", "to": "out"}]}
+            """)
+        // 1 kHz at 16 kHz mono, then 1 kHz at 48 kHz stereo after the restart.
+        let tone16 = (0..<16000).map { Int16(8000 * sin(2 * Double.pi * 1000 * Double($0) / 16000)) }
+        let tone48 = (0..<48000).flatMap { i -> [Int16] in
+            let v = Int16(8000 * sin(2 * Double.pi * 1000 * Double(i) / 48000))
+            return [v, v]
+        }
+        let finished = dir.appendingPathComponent("fed").path
+        let r = try CLI.run(["run", g.path, "--json"], timeout: 40, environment: ["PULSE_SERVER": "unix:\(daemonDir)/native"],
+                            during: {
+            Self.feed(tone16, to: daemonDir + "/pipe")
+            usleep(300_000)
+            Self.killDaemon(daemonDir)
+            try? Self.startDaemon(daemonDir, pipeRate: 48000, pipeChannels: 2)
+            Self.feed(tone48, to: daemonDir + "/pipe", after: 1.5, chunk: 19200)
+            usleep(500_000)
+            FileManager.default.createFile(atPath: finished, contents: nil)
+        }, interruptWhen: { _ in FileManager.default.fileExists(atPath: finished) })
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("capture resumed"), "\(r.stdout)")
+        let w = try WAVFixture.read(out)
+        #expect(w.rate == 8000 && w.channels == 1, "the graph's format did not change")
+        // Both tones come through at 1 kHz and full level: the last 0.5 s of each stretch.
+        let x = w.samples.map { Double($0) / 32768 }
+        let loud = x.indices.filter { abs(x[$0]) > 0.1 }
+        let secondStart = try #require(loud.last.map { $0 - 4000 }, "the second tone is there")
+        for start in [loud.first! + 1000, secondStart] {
+            let slice = Array(x[start..<start + 2000])
+            var c = 0.0, s = 0.0
+            for (k, v) in slice.enumerated() {
+                c += v * cos(2 * .pi * 1000 * Double(k) / 8000)
+                s += v * sin(2 * .pi * 1000 * Double(k) / 8000)
+            }
+            let amplitude = 2 * (c * c + s * s).squareRoot() / Double(slice.count)
+            #expect(abs(amplitude - 8000.0 / 32768) < 0.02, "1 kHz at its level from \(start): \(amplitude)")
+        }
+    }
+
+    /// Starts (or restarts) a private daemon of the test's own in `dir`; `pipeRate` and
+    /// `pipeChannels` set its pipe source's format.
+    static func startDaemon(_ dir: String, pipeRate: Int = 16000, pipeChannels: Int = 1) throws {
         let start = Process()
+        start.environment = ProcessInfo.processInfo.environment.merging(
+            ["AG_PIPE_RATE": "\(pipeRate)", "AG_PIPE_CHANNELS": "\(pipeChannels)"]) { $1 }
         start.executableURL = CLI.packageRoot.appendingPathComponent("Tools/pulse-daemon")
         start.arguments = ["start", dir]
         start.standardOutput = FileHandle.nullDevice
