@@ -86,12 +86,14 @@ import Testing
         // by sox: resamplers differ in the last bits, so the decoder may differ on a word;
         // the engine's path must be no worse against the reference transcript.
         let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: corpus.appendingPathComponent("manifest.json"))) as? [[String: Any]] ?? []
-        for name in ["speechrec_one_two_three_stereo.wav", "alsa_Front_Center.wav", "ljspeech_LJ001-0002.wav"] {
+        for name in ["speechrec_one_two_three_stereo.wav", "alsa_Front_Center.wav", "ljspeech_LJ001-0002.wav",
+                     "osr_us_000_0034_8k.wav"] {
             let original = corpus.appendingPathComponent(name)
             let reference = (manifest.first { $0["file"] as? String == name }?["transcript"] as? String ?? "").split(separator: " ").map(String.init)
             guard let converted = Flite.convert(original, rate: 16000, channels: 1) else { return }
-            let a = finals(try CLI.run(["run", "graphs/transcribe.json", "--source", original.path, "--json", "--set", "asr.partials=0"])).compactMap { $0["text"] as? String }
-            let b = finals(try CLI.run(["run", "graphs/transcribe.json", "--source", converted.path, "--json", "--set", "asr.partials=0"])).compactMap { $0["text"] as? String }
+            // The dictation chain (vad, end-of-speech, recognizer) with its live input swapped.
+            let a = finals(try CLI.run(["run", "graphs/dictation.json", "--source", original.path, "--json", "--set", "asr.partials=0"])).compactMap { $0["text"] as? String }
+            let b = finals(try CLI.run(["run", "graphs/dictation.json", "--source", converted.path, "--json", "--set", "asr.partials=0"])).compactMap { $0["text"] as? String }
             let ours = wordErrors(a.joined(separator: " "), reference), theirs = wordErrors(b.joined(separator: " "), reference)
             #expect(ours <= theirs + max(1, reference.count / 10), "\(name): \(a) (\(ours) errors) vs \(b) (\(theirs))")
         }
