@@ -113,6 +113,37 @@ static void run_sse(const float *coefficients, int64_t taps, int64_t up, int64_t
     POLYPHASE_LOOP(dot_sse)
 }
 
+__attribute__((target("avx2,fma")))
+static inline float dot_precise_avx2(const float *a, const float *b, int64_t n) {
+    __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
+    for (int64_t k = 0; k < n; k += 8) {
+        __m256 w = _mm256_loadu_ps(a + k), v = _mm256_loadu_ps(b + k);
+        s0 = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(w)), _mm256_cvtps_pd(_mm256_castps256_ps128(v)), s0);
+        s1 = _mm256_fmadd_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(w, 1)), _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)), s1);
+    }
+    s0 = _mm256_add_pd(s0, s1);
+    __m128d h = _mm_add_pd(_mm256_castpd256_pd128(s0), _mm256_extractf128_pd(s0, 1));
+    h = _mm_add_sd(h, _mm_unpackhi_pd(h, h));
+    return (float)_mm_cvtsd_f64(h);
+}
+
+__attribute__((target("avx2,fma")))
+static void run_precise_avx2(const float *coefficients, int64_t taps, int64_t up, int64_t down, const float *history,
+                             int64_t base, int64_t first, int64_t count, float *out) {
+    POLYPHASE_LOOP(dot_precise_avx2)
+}
+
+static inline float dot_precise(const float *a, const float *b, int64_t n) {
+    double s = 0;
+    for (int64_t k = 0; k < n; k++) s += (double)a[k] * (double)b[k];
+    return (float)s;
+}
+
+static void run_precise(const float *coefficients, int64_t taps, int64_t up, int64_t down, const float *history,
+                        int64_t base, int64_t first, int64_t count, float *out) {
+    POLYPHASE_LOOP(dot_precise)
+}
+
 static int has_avx2(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -122,6 +153,13 @@ void ag_polyphase_run(const float *coefficients, int64_t taps, int64_t up, int64
                       int64_t base, int64_t first, int64_t count, float *out) {
     static kernel_fn kernel;  // chosen once; a benign race writes the same value
     if (!kernel) kernel = has_avx2() ? run_avx2 : run_sse;
+    kernel(coefficients, taps, up, down, history, base, first, count, out);
+}
+
+void ag_polyphase_run_precise(const float *coefficients, int64_t taps, int64_t up, int64_t down,
+                              const float *history, int64_t base, int64_t first, int64_t count, float *out) {
+    static kernel_fn kernel;
+    if (!kernel) kernel = has_avx2() ? run_precise_avx2 : run_precise;
     kernel(coefficients, taps, up, down, history, base, first, count, out);
 }
 

@@ -18,8 +18,12 @@ final class PolyphaseResampler {
     private var received = 0
     private var produced = 0
 
-    init(filter: PolyphaseFilter, maxInputFrames: Int) {
+    /// Accumulates in double precision (the very-high preset).
+    let precise: Bool
+
+    init(filter: PolyphaseFilter, maxInputFrames: Int, precise: Bool = false) {
         self.filter = filter
+        self.precise = precise
         let c = UnsafeMutablePointer<Float>.allocate(capacity: filter.coefficients.count)
         filter.coefficients.withUnsafeBufferPointer { c.initialize(from: $0.baseAddress!, count: $0.count) }
         coefficients = c
@@ -78,8 +82,8 @@ final class PolyphaseResampler {
         }
         n = max(0, n)
         if n > 0 {
-            ag_polyphase_run(coefficients, Int64(taps), Int64(up), Int64(down), history, Int64(base),
-                             Int64(produced), Int64(n), output)
+            (precise ? ag_polyphase_run_precise : ag_polyphase_run)(
+                coefficients, Int64(taps), Int64(up), Int64(down), history, Int64(base), Int64(produced), Int64(n), output)
             produced += n
         }
         // Drop history no future output needs.

@@ -87,7 +87,9 @@ public final class Resampler: AudioNode {
             if channels.count == count { return }
         }
         methodInUse = .polyphase
-        channels = (0..<count).map { _ in PolyphaseResampler(filter: filter, maxInputFrames: context.maxFrames) }
+        channels = (0..<count).map { _ in
+            PolyphaseResampler(filter: filter, maxInputFrames: context.maxFrames, precise: quality == .veryHigh)
+        }
     }
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
