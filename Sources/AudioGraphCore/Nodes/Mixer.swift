@@ -15,7 +15,8 @@ public final class Mixer: AudioNode {
         summary: "Sums its inputs (connect to \"id\" for the next free bus) and up/down-mixes channels.",
         role: .processor,
         parameters: [ParameterSpec("channels", .integer(1...8),
-                                   help: "output channel count (default: that of input 0)")],
+                                   help: "output channel count (default: that of input 0); N -> 1: mean of the N; "
+                                       + "1 -> M: copied to all M; N -> M: input i to output i mod M, averaged")],
         inputs: .variadic(max: 16),
         make: { p throws(GraphError) in Mixer(channels: p["channels"] == nil ? nil : p.integer("channels"), nodeId: p.nodeId) })
 
