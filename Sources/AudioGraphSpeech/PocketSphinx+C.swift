@@ -44,9 +44,28 @@ final class PocketSphinxDecoder {
         config = cfg
         decoder = ps
         logmath = ps_get_logmath(ps)
+        meter = ag_cmn_meter_new(ps)
+    }
+
+    /// Measures each utterance's cepstral mean on a second front end (the decoder's own is
+    /// left undisturbed), so a single live pass can normalise like a whole-utterance one.
+    private let meter: UnsafeMutablePointer<ag_cmn_meter_t>?
+
+    /// Starts measuring a new utterance's cepstral mean.
+    func startCepstralMean() { if let meter { ag_cmn_meter_start(meter) } }
+
+    /// Adds audio to the measured mean.
+    func measureCepstralMean(_ samples: UnsafePointer<Int16>, count: Int) {
+        if let meter { ag_cmn_meter_add(meter, samples, count) }
+    }
+
+    /// Normalises the next frames with the mean measured so far in this utterance.
+    func applyCepstralMean() {
+        if let meter { ag_cmn_meter_apply(meter, decoder) }
     }
 
     deinit {
+        ag_cmn_meter_free(meter)
         ps_free(decoder)
         cmd_ln_free_r(config)
     }

@@ -41,3 +41,68 @@ static inline void ag_ps_capture_log(void) {
 
 /// The last error-level message PocketSphinx logged since `ag_ps_capture_log` ("" if none).
 static inline const char *ag_ps_last_error(void) { return ag_ps_error_storage(); }
+
+#include <sphinxbase/fe.h>
+#include <sphinxbase/feat.h>
+#include <sphinxbase/cmn.h>
+#include <sphinxbase/ckd_alloc.h>
+
+// Running cepstral mean of an utterance, measured on a side front end as audio arrives.
+typedef struct {
+    fe_t *fe;
+    mfcc_t **cep;      // scratch: `cap` frames
+    int cap, ncep;
+    double sum[64];
+    long frames;
+} ag_cmn_meter_t;
+
+static inline ag_cmn_meter_t *ag_cmn_meter_new(ps_decoder_t *ps) {
+    fe_t *fe = fe_init_auto_r(ps_get_config(ps));
+    if (!fe) return NULL;
+    ag_cmn_meter_t *m = (ag_cmn_meter_t *)ckd_calloc(1, sizeof(ag_cmn_meter_t));
+    m->fe = fe;
+    m->ncep = fe_get_output_size(fe);
+    if (m->ncep > 64) m->ncep = 64;
+    m->cap = 64;
+    m->cep = (mfcc_t **)ckd_calloc_2d(m->cap + 1, fe_get_output_size(fe), sizeof(mfcc_t));
+    return m;
+}
+
+static inline void ag_cmn_meter_free(ag_cmn_meter_t *m) {
+    if (!m) return;
+    fe_free(m->fe);
+    ckd_free_2d(m->cep);
+    ckd_free(m);
+}
+
+// Starts a new utterance: sums back to zero.
+static inline void ag_cmn_meter_start(ag_cmn_meter_t *m) {
+    fe_start_utt(m->fe);
+    for (int c = 0; c < m->ncep; c++) m->sum[c] = 0;
+    m->frames = 0;
+}
+
+// Adds `n` samples (no allocation).
+static inline void ag_cmn_meter_add(ag_cmn_meter_t *m, const int16 *samples, size_t n) {
+    const int16 *p = samples;
+    size_t left = n;
+    while (left > 0) {
+        int32 got = m->cap;
+        size_t before = left;
+        if (fe_process_frames(m->fe, &p, &left, m->cep, &got, NULL) < 0) return;
+        for (int f = 0; f < got; f++)
+            for (int c = 0; c < m->ncep; c++) m->sum[c] += m->cep[f][c];
+        m->frames += got;
+        if (got == 0 && left == before) break;
+    }
+}
+
+// Sets the decoder's live cepstral mean to the mean measured so far; 0 if none yet.
+static inline int ag_cmn_meter_apply(ag_cmn_meter_t *m, ps_decoder_t *ps) {
+    if (m->frames <= 0) return 0;
+    mfcc_t mean[64];
+    for (int c = 0; c < m->ncep; c++) mean[c] = (mfcc_t)(m->sum[c] / (double)m->frames);
+    cmn_live_set(ps_get_feat(ps)->cmn_struct, mean);
+    return 1;
+}
+

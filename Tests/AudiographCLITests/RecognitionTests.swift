@@ -52,6 +52,18 @@ import Testing
         }
     }
 
+    /// The single live pass (final=live), with the utterance's cepstral mean measured as it
+    /// goes, recognises clear speech with at most one word wrong, in one final.
+    @Test(arguments: ["go forward ten meters", "find japanese restaurants nearby"])
+    func singleLivePassRecognises(phrase: String) throws {
+        guard let wav = Flite.speech(phrase) else { return }
+        let r = try CLI.run(["run", "graphs/dictation.json", "--source", wav.path, "--json", "--set", "asr.final=live"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let f = finals(r)
+        let text = f.first?["text"] as? String ?? ""
+        #expect(f.count == 1 && wordErrors(text, phrase.split(separator: " ").map(String.init)) <= 1, "\(f)")
+    }
+
     @Test func keyphraseIsSpotted() throws {
         guard let wav = Flite.speech("hello computer") else { return }
         let r = try CLI.run(["run", "graphs/wakeword.json", "--source", wav.path, "--json"])
