@@ -23,13 +23,15 @@ public enum Flite {
         return url
     }
 
-    /// Runs sox to convert `input` to `rate`/`channels`; nil when sox is missing.
-    public static func convert(_ input: URL, rate: Int, channels: Int) -> URL? {
+    /// Runs sox to convert `input` to `rate`/`channels` (keeping the first `seconds` if
+    /// given); nil when sox is missing.
+    public static func convert(_ input: URL, rate: Int, channels: Int, seconds: Double? = nil) -> URL? {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sox") else { return nil }
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("ag-\(UUID().uuidString)-\(rate)-\(channels).wav")
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
         p.arguments = [input.path, "-r", "\(rate)", "-c", "\(channels)", "-b", "16", out.path]
+            + (seconds.map { ["trim", "0", String($0)] } ?? [])
         try? p.run()
         p.waitUntilExit()
         return p.terminationStatus == 0 ? out : nil
