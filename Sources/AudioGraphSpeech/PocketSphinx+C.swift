@@ -19,6 +19,8 @@ final class PocketSphinxDecoder {
     private let config: OpaquePointer
     private let logmath: OpaquePointer
     private(set) var inUtterance = false
+    /// Frame of the first utterance's first segment (see `result`).
+    private var firstSegmentFrame: Int32?
 
     /// Loads the model. Errors carry PocketSphinx's own message (a grammar's line, a file).
     init(hmm: String, dict: String, search: Search) throws(EngineError) {
@@ -112,10 +114,21 @@ final class PocketSphinxDecoder {
         let confidence = min(1, max(0, logmath_exp(logmath, ps_get_prob(decoder))))
         var words: [RecognitionResult.Word] = []
         var seg = ps_seg_iter(decoder)
+        // This PocketSphinx numbers segment frames from its first utterance onwards (with gaps),
+        // not from the utterance's start. The utterance's first segment (<s>) starts the same
+        // few frames into every utterance, as measured on the first one (whose numbers are
+        // right): that maps later utterances' frames back onto their own start.
+        var offset: Int32?
         while let s = seg {
+            var sf: Int32 = 0, ef: Int32 = 0
+            ps_seg_frames(s, &sf, &ef)
+            if offset == nil {
+                if firstSegmentFrame == nil { firstSegmentFrame = sf }
+                offset = sf - firstSegmentFrame!
+            }
+            sf -= offset!
+            ef -= offset!
             if let w = ps_seg_word(s), let word = Self.word(String(cString: w)) {
-                var sf: Int32 = 0, ef: Int32 = 0
-                ps_seg_frames(s, &sf, &ef)
                 var ascr: Int32 = 0, lscr: Int32 = 0, lback: Int32 = 0
                 let p = logmath_exp(logmath, ps_seg_prob(s, &ascr, &lscr, &lback))
                 words.append(.init(word: word, start: start + Double(sf) / 100, end: start + Double(ef + 1) / 100,

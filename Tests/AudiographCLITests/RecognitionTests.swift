@@ -64,6 +64,37 @@ import Testing
         #expect(f.count == 1 && wordErrors(text, phrase.split(separator: " ").map(String.init)) <= 1, "\(f)")
     }
 
+    /// Word times stay on the stream's clock from utterance to utterance (the decoder counts
+    /// frames across utterances; each word must fall inside its own utterance).
+    @Test(arguments: ["graphs/transcribe.json", "graphs/dictation.json"])
+    func wordTimesFallInsideTheirUtterance(graph: String) throws {
+        let phrases = ["go forward ten meters", "find japanese restaurants nearby", "turn left at the corner"]
+        let parts = phrases.compactMap { Flite.speech($0) }
+        guard parts.count == 3, FileManager.default.isExecutableFile(atPath: "/usr/bin/sox") else { return }
+        let joined = CLI.tempDir().appendingPathComponent("three.wav")
+        let sh = Process()
+        sh.executableURL = URL(fileURLWithPath: "/bin/sh")
+        sh.arguments = ["-c", parts.map { "\"|sox '\($0.path)' -p pad 0.5 2\"" }.joined(separator: " ") + " '\(joined.path)'"]
+        sh.arguments![1] = "sox " + sh.arguments![1]
+        try sh.run()
+        sh.waitUntilExit()
+        try #require(sh.terminationStatus == 0)
+        let r = try CLI.run(["run", graph, "--source", joined.path, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let f = finals(r)
+        #expect(f.count == 3, "\(f.map { $0["text"] ?? "" })")
+        var last = -1.0
+        for u in f {
+            let start = u["start"] as? Double ?? -1, end = u["end"] as? Double ?? -1
+            for w in u["words"] as? [[String: Any]] ?? [] {
+                let ws = w["start"] as? Double ?? -1, we = w["end"] as? Double ?? -1
+                #expect(ws >= start - 0.3 && we <= end + 0.3 && ws >= last - 0.01,
+                        "\(w["word"] ?? "") at \(ws)-\(we) in utterance \(start)-\(end)")
+                last = ws
+            }
+        }
+    }
+
     @Test func keyphraseIsSpotted() throws {
         guard let wav = Flite.speech("hello computer") else { return }
         let r = try CLI.run(["run", "graphs/wakeword.json", "--source", wav.path, "--json"])
