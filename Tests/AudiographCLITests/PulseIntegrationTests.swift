@@ -187,16 +187,7 @@ import Testing
 
     @Test func serverKilledMidRunEndsWithAnErrorAndKeepsWhatWasCaptured() throws {
         guard Self.daemon() else { return }
-        let dir = CLI.tempDir()
-        let tools = CLI.packageRoot.appendingPathComponent("Tools/pulse-daemon").path
-        let daemonDir = dir.appendingPathComponent("pulse").path
-        let start = Process()
-        start.executableURL = URL(fileURLWithPath: tools)
-        start.arguments = ["start", daemonDir]
-        start.standardOutput = FileHandle.nullDevice
-        try start.run()
-        start.waitUntilExit()
-        try #require(start.terminationStatus == 0)
+        let (dir, daemonDir) = try Self.privateDaemon()
         let out = dir.appendingPathComponent("cap.wav")
         let g = try Self.graph("""
             {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe"}},
@@ -209,11 +200,7 @@ import Testing
                             during: {
             Self.feed(sent, to: daemonDir + "/pipe")
             usleep(300_000)
-            let stop = Process()
-            stop.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
-            stop.arguments = ["-9", "-f", "pulseaudio.*\(daemonDir)/native"]
-            try? stop.run()
-            stop.waitUntilExit()
+            Self.killDaemon(daemonDir)
         })
         #expect(r.status == 1, "\(r.stderr)")
         #expect(Date().timeIntervalSince(began) < 6, "ends promptly after the server dies")
@@ -225,9 +212,7 @@ import Testing
 
     @Test func serverKilledAfterSpeechStillDeliversTheFinalTranscript() throws {
         guard Self.daemon(), let wav = Flite.speech("go forward ten meters") else { return }
-        let dir = CLI.tempDir()
-        let daemonDir = dir.appendingPathComponent("pulse").path
-        try Self.startDaemon(daemonDir)
+        let (dir, daemonDir) = try Self.privateDaemon()
         defer { Self.killDaemon(daemonDir) }
         // The speech as 16 kHz mono s16 for the pipe, with silence after it so the VAD ends it.
         let speech = try #require(Flite.convert(wav, rate: 16000, channels: 1))
@@ -250,9 +235,7 @@ import Testing
     /// server converts), so the resampler and everything after it carry on unchanged.
     @Test func deviceReconfiguredMidRunKeepsTheGraphsFormat() throws {
         guard Self.daemon() else { return }
-        let dir = CLI.tempDir()
-        let daemonDir = dir.appendingPathComponent("pulse").path
-        try Self.startDaemon(daemonDir)
+        let (dir, daemonDir) = try Self.privateDaemon()
         defer { Self.killDaemon(daemonDir) }
         let out = dir.appendingPathComponent("cap.wav")
         let g = try Self.graph("""
@@ -298,6 +281,14 @@ import Testing
         }
     }
 
+    /// A daemon of the test's own (so it can kill and restart it): (temp dir, daemon dir).
+    static func privateDaemon() throws -> (URL, String) {
+        let dir = CLI.tempDir()
+        let daemonDir = dir.appendingPathComponent("pulse").path
+        try startDaemon(daemonDir)
+        return (dir, daemonDir)
+    }
+
     /// Starts (or restarts) a private daemon of the test's own in `dir`; `pipeRate` and
     /// `pipeChannels` set its pipe source's format.
     static func startDaemon(_ dir: String, pipeRate: Int = 16000, pipeChannels: Int = 1) throws {
@@ -322,9 +313,7 @@ import Testing
 
     @Test func reconnectWaitsForTheServerToComeBackAndReportsTheGap() throws {
         guard Self.daemon() else { return }
-        let dir = CLI.tempDir()
-        let daemonDir = dir.appendingPathComponent("pulse").path
-        try Self.startDaemon(daemonDir)
+        let (dir, daemonDir) = try Self.privateDaemon()
         defer { Self.killDaemon(daemonDir) }
         let out = dir.appendingPathComponent("cap.wav")
         let g = try Self.graph("""
@@ -371,9 +360,7 @@ import Testing
 
     @Test func reconnectGivesUpAfterItsPatience() throws {
         guard Self.daemon() else { return }
-        let dir = CLI.tempDir()
-        let daemonDir = dir.appendingPathComponent("pulse").path
-        try Self.startDaemon(daemonDir)
+        let (_, daemonDir) = try Self.privateDaemon()
         let g = try Self.graph("""
             {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe", "reconnect": 1}},
                        {"id": "out", "type": "null-sink"}],
