@@ -67,20 +67,25 @@ import Testing
                        {"id": "out", "type": "wav-sink", "params": {"path": "\(out.path)"}}],
              "connections": [{"from": "mic", "to": "out"}]}
             """)
-        let sent = Self.signal(seconds: 1.5)
-        let r = try CLI.run(["run", g.path, "--json"], interruptAfter: [3.5], during: { Self.feed(sent, to: pipe) })
+        // A recorded utterance (the corpus's 16 kHz mono recording where present, else flite
+        // speech), in the pipe's own format.
+        let corpusFile = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/ps_goforward.wav")
+        let speech = FileManager.default.fileExists(atPath: corpusFile.path) ? corpusFile
+            : Flite.speech("go forward ten meters").flatMap { Flite.convert($0, rate: 16000, channels: 1) }
+        guard let speech else { return }
+        let sent = try WAVFixture.read(speech).samples.map { Int16($0) }
+        let r = try CLI.run(["run", g.path, "--json"], interruptAfter: [Double(sent.count) / 16000 + 2.5],
+                            during: { Self.feed(sent, to: pipe) })
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains(#""type":"device","node":"mic","name":"agtest_pipe","rate":16000,"channels":1"#))
         let got = try WAVFixture.read(out).samples.map { Int16($0) }
-        let start = got.firstIndex(of: sent[0]).map { i -> Int in
-            var j = i
-            while j + sent.count <= got.count && Array(got[j..<j + 8]) != Array(sent[0..<8]) {
-                j = got[(j + 1)...].firstIndex(of: sent[0]) ?? got.count
-            }
-            return j
-        }
-        let s = try #require(start)
-        #expect(s + sent.count <= got.count && Array(got[s..<s + sent.count]) == sent, "every sample, in order")
+        // Locate it by its loudest stretch (speech may begin with silence, as the idle pipe does).
+        let loudest = sent.indices.max { abs(Int(sent[$0])) < abs(Int(sent[$1])) }!
+        let window = Array(sent[loudest..<min(sent.count, loudest + 32)])
+        let at = try #require(Self.find(window, in: got), "the recording arrived")
+        let s = at - loudest
+        #expect(s >= 0 && s + sent.count <= got.count && got[s..<s + sent.count].elementsEqual(sent),
+                "every sample, in order")
     }
 
     @Test func captureAtAnotherRateIsConverted() throws {
