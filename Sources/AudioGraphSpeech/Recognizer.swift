@@ -1,4 +1,5 @@
 import AudioGraphCore
+import CPocketSphinx
 import Foundation
 import Synchronization
 
@@ -290,6 +291,9 @@ public final class Recognizer: AudioNode {
             r.start = start
             results.withLock { $0.append(.final(node: id, result: r)) }
             eventsReady.signal()
+            // PocketSphinx frees each utterance's lattice and tables into malloc's per-thread
+            // arena, which glibc keeps: hand it back so a long session's memory stays flat.
+            ag_release_free_memory()
         }
 
         func feed(_ x: UnsafeMutablePointer<Float>, _ n: Int) {

@@ -106,3 +106,9 @@ static inline int ag_cmn_meter_apply(ag_cmn_meter_t *m, ps_decoder_t *ps) {
     return 1;
 }
 
+
+#include <malloc.h>
+
+// Hands memory freed into malloc's arenas back to the system (PocketSphinx allocates and
+// frees per-utterance lattices and tables on the decoding thread).
+static inline void ag_release_free_memory(void) { malloc_trim(0); }
