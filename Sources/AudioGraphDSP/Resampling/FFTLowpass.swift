@@ -11,11 +11,42 @@ import Foundation
 /// comes in bursts of one hop (`hop` frames), which is why live graphs use the direct
 /// polyphase filter instead.
 final class FFTLowpass {
-    /// Filter length (odd) and its delay, (length - 1) / 2.
-    let length: Int
-    let delay: Int
-    /// New input frames per transform.
-    let hop: Int
+    /// The filter's shape and sizes, worked out without planning an FFT (for buffer sizes
+    /// at negotiation); ``FFTLowpass/init(_:)`` builds the filter itself.
+    struct Design: Sendable {
+        let rate: Int
+        let passband: Double, stopband: Double, attenuation: Double
+        /// Filter length (odd) and its delay, (length - 1) / 2.
+        let length: Int
+        var delay: Int { (length - 1) / 2 }
+        /// Transform size, and new input frames per transform.
+        let size: Int
+        var hop: Int { size - (length - 1) }
+
+        /// Flat to `passband`, `attenuation` dB from `stopband` on (Hz).
+        init(rate: Int, passband: Double, stopband: Double, attenuation: Double) {
+            self.rate = rate
+            self.passband = passband
+            self.stopband = stopband
+            self.attenuation = attenuation
+            var n = Int(kaiserLength(attenuation: attenuation, transition: (stopband - passband) / Double(rate))
+                .rounded(.up)) + 1
+            n += 1 - n % 2  // odd: a whole-sample delay
+            length = n
+            var size = 1024
+            while size < 8 * n { size *= 2 }
+            self.size = size
+        }
+
+        /// Largest output one call can give for `frames` of input (a hop may complete, and
+        /// the end flush adds the delay).
+        func maxOutput(inputFrames frames: Int) -> Int { frames + 2 * hop + delay }
+    }
+
+    let design: Design
+    var length: Int { design.length }
+    var delay: Int { design.delay }
+    var hop: Int { design.hop }
     private let fft: RealFFT
     /// The filter's spectrum, scaled by 1/size (FFTW's inverse is unnormalised).
     private let spectrum: UnsafeMutablePointer<Float>
@@ -27,31 +58,21 @@ final class FFTLowpass {
     private var skip = 0            // convolution outputs still to discard (the delay)
     private var flushed = false
 
-    /// Designs the filter: flat to `passband`, `attenuation` dB from `stopband` on (Hz).
-    init?(rate: Int, passband: Double, stopband: Double, attenuation a: Double) {
-        let transition = (stopband - passband) / Double(rate)
-        var n = Int(((a - 7.95) / (14.36 * transition)).rounded(.up)) + 1
-        n += 1 - n % 2  // odd: a whole-sample delay
-        length = n
-        delay = (n - 1) / 2
-        var size = 1024
-        while size < 8 * n { size *= 2 }
+    /// Builds the filter (plans its FFT). Not real-time.
+    init?(_ design: Design) {
+        self.design = design
+        let n = design.length, size = design.size, delay = design.delay
         guard let f = RealFFT(size: size) else { return nil }
         fft = f
-        hop = size - (n - 1)
         spectrum = .allocate(capacity: 2 * (size / 2 + 1))
         window = .allocate(capacity: size)
         window.initialize(repeating: 0, count: size)
         // Kaiser-windowed sinc, cut-off in the middle of the transition band, unity DC gain.
-        let fc = (passband + stopband) / 2 / Double(rate)
-        let beta = kaiserBeta(attenuation: a)
+        let fc = (design.passband + design.stopband) / 2 / Double(design.rate)
+        let beta = kaiserBeta(attenuation: design.attenuation)
         let i0 = besselI0(beta)
-        var h = [Double](repeating: 0, count: n)
-        for j in 0..<n {
-            let x = Double(j - delay)
-            let r = x / Double(delay + 1)
-            let w = besselI0(beta * max(0, 1 - r * r).squareRoot()) / i0
-            h[j] = (x == 0 ? 2 * fc : sin(2 * .pi * fc * x) / (.pi * x)) * w
+        let h = (0..<n).map { j in
+            kaiserSinc(Double(j - delay), halfWidth: Double(delay + 1), cutoff: fc, beta: beta, i0beta: i0)
         }
         let sum = h.reduce(0, +)
         f.input.update(repeating: 0, count: size)
@@ -76,9 +97,8 @@ final class FFTLowpass {
         flushed = false
     }
 
-    /// Largest output one call can give for `frames` of input (a hop may complete, and the
-    /// end flush adds the delay).
-    func maxOutput(inputFrames frames: Int) -> Int { frames + 2 * hop + delay }
+    /// Largest output one call can give for `frames` of input.
+    func maxOutput(inputFrames frames: Int) -> Int { design.maxOutput(inputFrames: frames) }
 
     /// Consumes `count` frames; writes the aligned output produced so far to `output`
     /// (capacity `maxOutput(inputFrames: count)`) and returns how many. With `ending`, the

@@ -31,8 +31,7 @@ struct PolyphaseFilter {
         up = outputRate / g
         down = inputRate / g
         // Transition width in input-rate cycles per sample, and the Kaiser design rule.
-        let transition = (stopband - passband) / Double(inputRate)
-        var t = Int(((a - 7.95) / (14.36 * transition)).rounded(.up)) + 2
+        var t = Int(kaiserLength(attenuation: a, transition: (stopband - passband) / Double(inputRate)).rounded(.up)) + 2
         t = (t + 7) / 8 * 8
         taps = max(8, t)
         let beta = kaiserBeta(attenuation: a)
@@ -48,10 +47,9 @@ struct PolyphaseFilter {
                 // Coefficient for input frame i - halfTaps + 1 + r at offset x from t.
                 let x = Double(r - taps / 2 + 1) - Double(p) / Double(up)
                 guard abs(x) < half else { continue }
-                let w = besselI0(beta * (1 - (x / half) * (x / half)).squareRoot()) / i0beta
-                let s = x == 0 ? 2 * fc : sin(2 * .pi * fc * x) / (.pi * x)
-                raw[p * taps + r] = s * w
-                sum += s * w
+                let v = kaiserSinc(x, halfWidth: half, cutoff: fc, beta: beta, i0beta: i0beta)
+                raw[p * taps + r] = v
+                sum += v
             }
         }
         // Unity gain at DC, averaged over phases.
@@ -62,6 +60,19 @@ struct PolyphaseFilter {
 }
 
 func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+
+/// Kaiser's rule: taps of a low-pass with `attenuation` dB and a transition band of
+/// `transition` cycles per sample.
+func kaiserLength(attenuation a: Double, transition: Double) -> Double {
+    (a - 7.95) / (14.36 * transition)
+}
+
+/// A Kaiser-windowed sinc low-pass (cut-off `cutoff` cycles per sample) at offset `x`
+/// samples from its centre; the window reaches zero at ±`halfWidth`.
+func kaiserSinc(_ x: Double, halfWidth: Double, cutoff fc: Double, beta: Double, i0beta: Double) -> Double {
+    let w = besselI0(beta * (1 - (x / halfWidth) * (x / halfWidth)).squareRoot()) / i0beta
+    return (x == 0 ? 2 * fc : sin(2 * .pi * fc * x) / (.pi * x)) * w
+}
 
 /// Kaiser's β for a stopband attenuation in dB.
 func kaiserBeta(attenuation a: Double) -> Double {

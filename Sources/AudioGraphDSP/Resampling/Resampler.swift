@@ -42,7 +42,7 @@ public final class Resampler: AudioNode {
     private var inputRate = 0
     private var channels: [ChannelResampler] = []
     private var filter: PolyphaseFilter?
-    private var twoStage: (FFTLowpass, PolyphaseFilter?, down: Int)?
+    private var twoStage: TwoStageResampler.Design?
     /// The method in use once prepared (for benchmarks and tests).
     public private(set) var methodInUse: Method = .polyphase
 
@@ -68,23 +68,21 @@ public final class Resampler: AudioNode {
     public func maxOutputFrames(forInputFrames frames: Int) -> Int {
         guard let filter, inputRate != rate else { return frames }
         let direct = PolyphaseResampler.maxOutput(filter: filter, inputFrames: frames)
-        guard let (lowpass, second, down) = twoStage else { return direct }
+        guard let twoStage else { return direct }
         // Live or not is known only in prepare: room for either method.
-        return max(direct, TwoStageResampler.maxOutput(lowpass: lowpass, second: second, down: down, inputFrames: frames))
+        return max(direct, twoStage.maxOutput(inputFrames: frames))
     }
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {
         guard let filter, inputRate != rate else { return }
         let count = context.inputFormats[0].channelCount
-        if let (_, second, down) = twoStage, method == .fft || !context.isLive {
-            methodInUse = .fft
-            channels = (0..<count).compactMap { _ -> ChannelResampler? in
-                // One low-pass (its FFT buffers) per channel.
-                guard let lowpass = TwoStageResampler.design(inputRate: inputRate, outputRate: rate, quality: quality)?.0
-                else { return nil }
-                return TwoStageResampler(lowpass: lowpass, second: second, down: down, maxInputFrames: context.maxFrames)
+        if let twoStage, method == .fft || !context.isLive {
+            // One low-pass (its FFT buffers) per channel, from the one design.
+            channels = (0..<count).compactMap { _ in TwoStageResampler(twoStage, maxInputFrames: context.maxFrames) }
+            if channels.count == count {
+                methodInUse = .fft
+                return
             }
-            if channels.count == count { return }
         }
         methodInUse = .polyphase
         channels = (0..<count).map { _ in

@@ -14,11 +14,24 @@ final class TwoStageResampler: ChannelResampler {
     private var produced = 0
     private var held: Float?     // sample `produced · down`, seen but not yet sure to be kept
 
-    /// The pair of filters for `inputRate` → `outputRate` (down-sampling) at `quality`, or
-    /// nil when two stages would not be cheaper than one.
-    static func design(inputRate: Int, outputRate: Int, quality: ResamplerQuality)
-        -> (FFTLowpass, PolyphaseFilter?, down: Int)?
-    {
+    /// The two stages for one rate pair, designed once for every channel.
+    struct Design: Sendable {
+        let lowpass: FFTLowpass.Design
+        /// nil: integer decimation by `down`.
+        let second: PolyphaseFilter?
+        let down: Int
+
+        /// Largest output for an input block of `frames`.
+        func maxOutput(inputFrames frames: Int) -> Int {
+            let mid = lowpass.maxOutput(inputFrames: frames)
+            if let second { return PolyphaseResampler.maxOutput(filter: second, inputFrames: mid) }
+            return mid / down + 2
+        }
+    }
+
+    /// The stages for `inputRate` → `outputRate` (down-sampling) at `quality`, or nil when
+    /// two stages would not be cheaper than one.
+    static func design(inputRate: Int, outputRate: Int, quality: ResamplerQuality) -> Design? {
         guard inputRate > outputRate else { return nil }
         let edge = Double(outputRate) / 2
         let pass = quality.passband * edge
@@ -33,28 +46,22 @@ final class TwoStageResampler: ChannelResampler {
             guard f.taps * 4 <= direct.taps else { return nil }
             second = f
         }
-        guard let lowpass = FFTLowpass(rate: inputRate, passband: pass, stopband: quality.stopband * edge,
-                                       attenuation: quality.attenuation)
-        else { return nil }
-        return (lowpass, second, down)
+        let lowpass = FFTLowpass.Design(rate: inputRate, passband: pass, stopband: quality.stopband * edge,
+                                        attenuation: quality.attenuation)
+        return Design(lowpass: lowpass, second: second, down: down)
     }
 
-    init(lowpass: FFTLowpass, second: PolyphaseFilter?, down: Int, maxInputFrames: Int) {
+    /// One channel's stages (plans its FFT); nil if FFTW cannot plan. Not real-time.
+    init?(_ design: Design, maxInputFrames: Int) {
+        guard let lowpass = FFTLowpass(design.lowpass) else { return nil }
         self.lowpass = lowpass
-        self.down = down
-        let mid = lowpass.maxOutput(inputFrames: maxInputFrames)
+        down = design.down
+        let mid = design.lowpass.maxOutput(inputFrames: maxInputFrames)
         scratch = .allocate(capacity: mid)
-        self.second = second.map { PolyphaseResampler(filter: $0, maxInputFrames: mid) }
+        second = design.second.map { PolyphaseResampler(filter: $0, maxInputFrames: mid) }
     }
 
     deinit { scratch.deallocate() }
-
-    /// Largest output for an input block of `frames`.
-    static func maxOutput(lowpass: FFTLowpass, second: PolyphaseFilter?, down: Int, inputFrames: Int) -> Int {
-        let mid = lowpass.maxOutput(inputFrames: inputFrames)
-        if let second { return PolyphaseResampler.maxOutput(filter: second, inputFrames: mid) }
-        return mid / down + 2
-    }
 
     func reset() {
         lowpass.reset()
