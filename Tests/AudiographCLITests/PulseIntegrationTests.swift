@@ -255,17 +255,8 @@ import Testing
             let v = Int16(8000 * sin(2 * Double.pi * 1000 * Double(i) / 48000))
             return [v, v]
         }
-        let finished = dir.appendingPathComponent("fed").path
-        let r = try CLI.run(["run", g.path, "--json"], timeout: 40, environment: ["PULSE_SERVER": "unix:\(daemonDir)/native"],
-                            during: {
-            Self.feed(tone16, to: daemonDir + "/pipe")
-            usleep(300_000)
-            Self.killDaemon(daemonDir)
-            try? Self.startDaemon(daemonDir, pipeRate: 48000, pipeChannels: 2)
-            Self.feed(tone48, to: daemonDir + "/pipe", after: 1.5, chunk: 19200)
-            usleep(500_000)
-            FileManager.default.createFile(atPath: finished, contents: nil)
-        }, interruptWhen: { _ in FileManager.default.fileExists(atPath: finished) })
+        let r = try Self.runAcrossRestart(g, daemonDir: daemonDir, before: tone16, after: tone48,
+                                          restartedPipe: (48000, 2), afterChunk: 19200)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("capture resumed"), "\(r.stdout)")
         let w = try WAVFixture.read(out)
@@ -284,6 +275,26 @@ import Testing
             let amplitude = 2 * (c * c + s * s).squareRoot() / Double(slice.count)
             #expect(abs(amplitude - 8000.0 / 32768) < 0.02, "1 kHz at its level from \(start): \(amplitude)")
         }
+    }
+
+    /// Runs `graph --json` against the daemon in `daemonDir`: feeds `before`, kills the
+    /// daemon, starts it again (its pipe source at `restartedPipe` rate and channels), feeds
+    /// `after`, then stops the run with SIGINT.
+    static func runAcrossRestart(_ graph: URL, daemonDir: String, before: [Int16], after: [Int16],
+                                 restartedPipe: (rate: Int, channels: Int) = (16000, 1),
+                                 afterChunk: Int = 3200) throws -> CLI.Result {
+        let finished = daemonDir + "/fed"
+        return try CLI.run(["run", graph.path, "--json"], timeout: 40, environment: ["PULSE_SERVER": "unix:\(daemonDir)/native"],
+                           during: {
+            feed(before, to: daemonDir + "/pipe")
+            usleep(300_000)
+            killDaemon(daemonDir)
+            usleep(1_000_000)
+            try? startDaemon(daemonDir, pipeRate: restartedPipe.rate, pipeChannels: restartedPipe.channels)
+            feed(after, to: daemonDir + "/pipe", after: 1.5, chunk: afterChunk)
+            usleep(500_000)
+            FileManager.default.createFile(atPath: finished, contents: nil)
+        }, interruptWhen: { _ in FileManager.default.fileExists(atPath: finished) })
     }
 
     /// A daemon of the test's own (so it can kill and restart it): (temp dir, daemon dir).
@@ -328,18 +339,7 @@ import Testing
             """)
         let before = Self.signal(seconds: 1.0)
         let after = Array(Self.signal(seconds: 2.0).suffix(16000))
-        let finished = dir.appendingPathComponent("fed").path
-        let r = try CLI.run(["run", g.path, "--json"], timeout: 30, environment: ["PULSE_SERVER": "unix:\(daemonDir)/native"],
-                            during: {
-            Self.feed(before, to: daemonDir + "/pipe")
-            usleep(300_000)
-            Self.killDaemon(daemonDir)
-            usleep(1_000_000)
-            try? Self.startDaemon(daemonDir)
-            Self.feed(after, to: daemonDir + "/pipe", after: 1.5)
-            usleep(500_000)
-            FileManager.default.createFile(atPath: finished, contents: nil)
-        }, interruptWhen: { _ in FileManager.default.fileExists(atPath: finished) })
+        let r = try Self.runAcrossRestart(g, daemonDir: daemonDir, before: before, after: after)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains(#""type":"warning","node":"mic","message":"PulseAudio: capture resumed"#), "\(r.stdout)")
         #expect(r.stdout.contains(#""reason":"stopped""#))
