@@ -5,7 +5,7 @@ import AudioGraphCore
 ///
 /// An utterance starts at the first `speech-start` and ends `silence` seconds after a
 /// `speech-end` with no new speech in between, so a pause shorter than the window never
-/// splits it. The `utterance-end` event is back-dated to the end of speech (`t`) and says
+/// splits it (the decision waits a further ``onsetGrace`` for the vad to confirm an onset). The `utterance-end` event is back-dated to the end of speech (`t`) and says
 /// when the window elapsed (`decided`); a marker carries it to the recognizer. Audio passes
 /// through unchanged.
 public final class EndOfSpeechDetector: AudioNode {
@@ -26,6 +26,10 @@ public final class EndOfSpeechDetector: AudioNode {
         make: { p throws(GraphError) in EndOfSpeechDetector(p) })
 
     let silence: Double?
+    /// The vad confirms an onset (`min-speech` and smoothing) up to ~0.1 s after its `t`:
+    /// the window waits that much longer, so speech that resumed inside the window but is
+    /// not yet confirmed still continues the utterance (a shorter pause never splits it).
+    static let onsetGrace = 0.12
     /// How long past `max-duration` an utterance may run waiting for a pause.
     static let hardLimitExtra = 10.0
     let noSpeechTimeout: Double
@@ -79,6 +83,10 @@ public final class EndOfSpeechDetector: AudioNode {
         for m in input.markers {
             switch m.kind {
             case .speechStart:
+                if inUtterance && !speaking, let silence, m.t - lastSpeechEnd >= silence {
+                    // The pause was longer than the window; the start came within the grace.
+                    close(&io, output, t: lastSpeechEnd, decided: m.decided)
+                }
                 speaking = true
                 heardSpeech = true
                 if !inUtterance {
@@ -96,8 +104,8 @@ public final class EndOfSpeechDetector: AudioNode {
                 break
             }
         }
-        if inUtterance && !speaking, let silence, now - lastSpeechEnd >= silence {
-            close(&io, output, t: lastSpeechEnd, decided: max(blockStart, lastSpeechEnd + silence))
+        if inUtterance && !speaking, let silence, now - lastSpeechEnd >= silence + Self.onsetGrace {
+            close(&io, output, t: lastSpeechEnd, decided: max(blockStart, lastSpeechEnd + silence + Self.onsetGrace))
         } else if inUtterance && maxDuration > 0 && now - utteranceStart >= maxDuration + Self.hardLimitExtra {
             let t = utteranceStart + maxDuration + Self.hardLimitExtra
             close(&io, output, t: t, decided: max(blockStart, t))

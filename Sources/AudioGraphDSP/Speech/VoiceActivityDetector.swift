@@ -5,7 +5,10 @@ import Foundation
 ///
 /// Every 10 ms a frame of `frame` seconds is measured (``SpeechFeatures``: likelihood
 /// ratio against an adaptive noise spectrum, plus harmonicity) on 100 Hz-4 kHz, whatever
-/// the input rate. The evidence is smoothed and compared with two thresholds set by
+/// the input rate. Two adaptations keep fluctuating noise out: frames `background` dB below
+/// the talker's recent loud level fade out of the evidence, and a running low quantile of
+/// the evidence (which babble and clatter raise, stationary noise does not) is taken off it.
+/// The evidence is smoothed and compared with two thresholds set by
 /// `sensitivity` (hysteresis); speech must last `min-speech` to start (clicks and taps
 /// do not), and end only after `hangover` of non-speech.
 ///
@@ -27,6 +30,8 @@ public final class VoiceActivityDetector: AudioNode {
                           help: "speech shorter than this never starts (clicks, taps)"),
             ParameterSpec("hangover", .number(0...2), default: 0.2, unit: "s",
                           help: "non-speech needed before speech ends"),
+            ParameterSpec("background", .number(0...60), default: 15, unit: "dB",
+                          help: "sound this far below the talker's recent loud level counts as background (babble, distant voices); 0: off"),
             ParameterSpec("probabilities", .bool, default: false, help: "report the per-frame speech probability as events"),
         ],
         outputs: 2,
@@ -41,6 +46,8 @@ public final class VoiceActivityDetector: AudioNode {
     let minSpeechFrames: Int
     let hangoverFrames: Int
     let reportProbabilities: Bool
+    /// dB below the talker's loud level at which frames stop counting as speech (0: off).
+    let background: Float
 
     private var features: SpeechFeatures?
     private var rate = 16000.0
@@ -58,6 +65,8 @@ public final class VoiceActivityDetector: AudioNode {
     private var lastSpeechFrame: Int64 = 0
     private var lastRawSpeechFrame: Int64 = 0
     private var frameScratch: [Float] = []
+    private var floor: Float = 0          // running low quantile of the evidence
+    private var loudLevel: Float = -100   // running 95th percentile of frame levels (dBFS)
 
     init(_ p: ResolvedParameters) {
         sensitivity = p.number("sensitivity", 0.5)
@@ -65,6 +74,7 @@ public final class VoiceActivityDetector: AudioNode {
         minSpeechFrames = max(1, Int((p.number("min-speech", 0.08) / Self.hop).rounded()))
         hangoverFrames = max(1, Int((p.number("hangover", 0.2) / Self.hop).rounded()))
         reportProbabilities = p.bool("probabilities")
+        background = Float(p.number("background", 15))
     }
 
     /// Evidence threshold for starting speech at this sensitivity (ending uses 60% of it).
@@ -98,6 +108,8 @@ public final class VoiceActivityDetector: AudioNode {
         framesDone = 0
         totalSamples = 0
         score = 0
+        floor = 0
+        loudLevel = -100
         speaking = false
         run = 0
         lastSpeechFrame = 0
@@ -116,22 +128,36 @@ public final class VoiceActivityDetector: AudioNode {
         var probCount = 0
         let channels = input.channelCount
         let scale = 1 / Float(channels)
-        for i in 0..<n {
-            var x: Float = 0
-            for c in 0..<channels { x += input.channel(c)[i] }
-            ring[filled % frameLength] = x * scale
-            filled += 1
-            totalSamples += 1
-            sinceHop += 1
-            if sinceHop == hopLength && filled >= frameLength {
-                sinceHop = 0
-                let p = analyse(&io, output: output, now: Double(totalSamples) / rate)
-                if probCount < probs.frameCapacity {
-                    probs.channel(0)[probCount] = p
-                    probCount += 1
+        var i = 0
+        while i < n {
+            // Up to the next hop boundary (or the end of the ring), mixed down into the ring.
+            let at = filled % frameLength
+            let chunk = min(n - i, hopLength - sinceHop, frameLength - at)
+            ring.withUnsafeMutableBufferPointer { r in
+                let dst = r.baseAddress! + at
+                if channels == 1 {
+                    dst.update(from: input.channel(0) + i, count: chunk)
+                } else {
+                    for k in 0..<chunk {
+                        var x: Float = 0
+                        for c in 0..<channels { x += input.channel(c)[i + k] }
+                        dst[k] = x * scale
+                    }
                 }
-            } else if sinceHop == hopLength {
+            }
+            i += chunk
+            filled += chunk
+            totalSamples += Int64(chunk)
+            sinceHop += chunk
+            if sinceHop == hopLength {
                 sinceHop = 0
+                if filled >= frameLength {
+                    let p = analyse(&io, output: output, now: Double(totalSamples) / rate)
+                    if probCount < probs.frameCapacity {
+                        probs.channel(0)[probCount] = p
+                        probCount += 1
+                    }
+                }
             }
         }
         probs.frameLength = probCount
@@ -147,9 +173,14 @@ public final class VoiceActivityDetector: AudioNode {
     /// Measures the newest frame and updates the decision; returns the speech probability.
     private func analyse(_ io: inout ProcessIO, output: AudioBuffer, now: Double) -> Float {
         // Unroll the ring, oldest first.
-        let start = filled % frameLength
-        for k in 0..<frameLength { frameScratch[k] = ring[(start + k) % frameLength] }
-        let m = frameScratch.withUnsafeBufferPointer { features!.measure($0.baseAddress!, count: frameLength) }
+        let start = filled % frameLength, tail = frameLength - start
+        let m = frameScratch.withUnsafeMutableBufferPointer { f in
+            ring.withUnsafeBufferPointer { r in
+                (f.baseAddress!).update(from: r.baseAddress! + start, count: tail)
+                (f.baseAddress! + tail).update(from: r.baseAddress!, count: start)
+            }
+            return features.unsafelyUnwrapped.measure(f.baseAddress!, count: frameLength)
+        }
         framesDone += 1
         // Evidence: the compressed likelihood ratio, plus periodicity where there is signal
         // above the noise to be periodic (in near-silence the spectrum's autocorrelation is
@@ -157,6 +188,23 @@ public final class VoiceActivityDetector: AudioNode {
         let llr = log1p(max(m.llr, 0))
         var evidence = llr + 1.0 * max(0, m.harmonicity - 0.3) * min(1, llr)
         if m.level < -70 { evidence = min(evidence, 0) }
+        // Background gate: the loud end of the recent level distribution (its ~98th
+        // percentile: up 1 dB a frame, down 1.5 dB/s) is the talker; frames `background` dB or more below it fade out of the evidence over
+        // 6 dB (babble 20 dB below the talker: false alarms 99 % -> 38 %).
+        if framesDone == 1 { loudLevel = m.level }
+        loudLevel += m.level > loudLevel ? 1 : -0.015
+        if background > 0 {
+            // Within speech, weak word endings may fall further (8 dB) before they fade.
+            let below = (loudLevel - background - (speaking ? 8 : 0)) - m.level
+            if below > 0 { evidence *= max(0, 1 - below / 6) }
+        }
+        // Evidence floor: a running 20 % quantile of the evidence itself. Stationary noise
+        // is learnt by the noise spectrum and leaves it near 0; fluctuating noise (babble,
+        // clatter) keeps the likelihood ratio up between utterances and raises it: what it
+        // rises above 0.3 is taken off.
+        let step: Float = speaking ? 0.0125 : 0.05  // slower in speech: a long utterance is not background
+        floor = max(0, floor + (evidence < floor ? -step * 0.8 : step * 0.2))
+        evidence -= max(0, floor - 0.3)
         score = 0.6 * score + 0.4 * evidence
         let probability = 1 / (1 + exp(-3 * (score - onThreshold)))
         if reportProbabilities {
