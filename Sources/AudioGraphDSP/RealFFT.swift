@@ -1,4 +1,5 @@
 import AudioGraphCore
+import Foundation
 import CFFTW
 
 /// A forward real FFT of one fixed size on FFTW, planned once.
@@ -18,11 +19,13 @@ public final class RealFFT {
 
     /// FFTW's planner is not thread-safe, and engines may be prepared on several threads
     /// at once (tests, embedders): every plan is made and destroyed under this lock.
-    private static let planner = Locked(())
+    private static let planner = NSLock()
 
     /// Plans a transform of `size` samples. Not real-time.
     public init?(size: Int) {
-        let made: (fftwf_plan, fftwf_plan, UnsafeMutableRawPointer, UnsafeMutableRawPointer)? = Self.planner.withLock { _ in
+        // A plain NSLock: Locked<()> guards no storage, and ThreadSanitizer reported
+        // its zero-sized inout access as a race between two engines preparing at once.
+        let made: (fftwf_plan, fftwf_plan, UnsafeMutableRawPointer, UnsafeMutableRawPointer)? = Self.planner.withLock {
             Self.plan(size: size)
         }
         guard let (p, q, i, o) = made else { return nil }
@@ -52,7 +55,7 @@ public final class RealFFT {
     }
 
     deinit {
-        Self.planner.withLock { _ in
+        Self.planner.withLock {
             fftwf_destroy_plan(plan)
             fftwf_destroy_plan(inversePlan)
         }
