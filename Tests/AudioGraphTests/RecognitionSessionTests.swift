@@ -52,14 +52,27 @@ import Testing
         let s = try RecognitionSession(graph: graph(wav))
         let callbacks = Locked<[EngineEvent]>([])
         s.onEvent { e in callbacks.withLock { $0.append(e) } }
+        let stream = s.events  // with a handler too, the stream buffers from when it is asked for
         try s.start()
-        let events = await collect(s)
+        var events: [EngineEvent] = []
+        for await e in stream { events.append(e) }
         #expect(events.contains { if case .partial = $0 { return true } else { return false } })
         let finals = events.compactMap { if case .final(_, let r) = $0 { return r.text } else { return nil } }
         #expect(finals == ["go forward ten meters"])
         if case .end(let reason, _) = events.last { #expect(reason == .endOfInput) } else { Issue.record("no end") }
         #expect(callbacks.withLock { $0.count } == events.count, "callbacks see the same events")
         #expect(throws: SessionError.self) { try s.cancel() }
+    }
+
+    @Test func aStreamReadLateStillHasEveryEventFromTheStart() async throws {
+        guard let wav = Flite.speech("go forward ten meters") else { return }
+        let s = try RecognitionSession(graph: graph(wav))
+        try s.start()
+        _ = await s.ended()  // read nothing until the session is over
+        let events = await collect(s)
+        #expect(events.first == .state(.listening), "\(events.prefix(2))")
+        #expect(events.contains { if case .final = $0 { return true } else { return false } })
+        if case .end = events.last {} else { Issue.record("no end") }
     }
 
     @Test func singleUtteranceEndsAtTheEndOfSpeech() async throws {

@@ -61,8 +61,9 @@ public final class RecognitionSession: Sendable {
         engine.setEventHandler { [self] e in deliver(e) }
     }
 
-    /// Every event of the session in stream order; finishes after `.end`. Buffered only
-    /// once asked for (callback-only users keep nothing).
+    /// Every event of the session in stream order from `start()`; finishes after `.end`.
+    /// With an `onEvent` handler installed, the stream buffers only once asked for (so
+    /// callback-only users keep nothing): to get every event both ways, ask before `start()`.
     public var events: AsyncStream<EngineEvent> {
         streamWanted.withLock { $0 = true }
         return stream
@@ -76,6 +77,9 @@ public final class RecognitionSession: Sendable {
     /// Begins listening.
     public func start() throws {
         let action = try machine.withLock { m throws(SessionError) in try m.start() }
+        // Without a handler the stream is the only way to hear the session: it buffers
+        // from the first event, however late the consumer starts reading.
+        if handler.withLock({ $0 == nil }) { streamWanted.withLock { $0 = true } }
         if action == .startEngine { try engine.start() }
     }
 
