@@ -26,6 +26,7 @@ final class PocketSphinxDecoder {
     init(hmm: String, dict: String, search: Search) throws(EngineError) {
         ag_ps_capture_log()
         var args = ["audiograph", "-hmm", hmm, "-dict", dict, "-logfn", "/dev/null", "-bestpath", "yes"]
+        if let extra = ProcessInfo.processInfo.environment["AG_PS_ARGS"] { args += extra.split(separator: " ").map(String.init) }
         switch search {
         case .languageModel(let lm): args += ["-lm", lm]
         case .grammar(let g): args += ["-jsgf", g]

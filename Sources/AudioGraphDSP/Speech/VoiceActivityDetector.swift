@@ -64,6 +64,7 @@ public final class VoiceActivityDetector: AudioNode {
     private var runStart: Int64 = 0
     private var lastSpeechFrame: Int64 = 0
     private var lastRawSpeechFrame: Int64 = 0
+    private var weakRunStart: Int64 = 0      // first frame of the current run above the lower threshold
     private var frameScratch: [Float] = []
     private var floor: Float = 0          // running low quantile of the evidence
     private var loudLevel: Float = -100   // running 95th percentile of frame levels (dBFS)
@@ -108,6 +109,7 @@ public final class VoiceActivityDetector: AudioNode {
         framesDone = 0
         totalSamples = 0
         score = 0
+        weakRunStart = 0
         floor = 0
         loudLevel = -100
         speaking = false
@@ -163,7 +165,7 @@ public final class VoiceActivityDetector: AudioNode {
         probs.frameLength = probCount
         if io.inputsEnded && speaking {
             speaking = false
-            let t = frameEnd(lastRawSpeechFrame) - frameSeconds / 2, now = Double(totalSamples) / rate
+            let t = frameEnd(lastRawSpeechFrame), now = Double(totalSamples) / rate
             io.emit(NodeEvent(.speechEnd, t: t, decided: now))
             output.addMarker(StreamMarker(.speechEnd, t: t, decided: now))
         }
@@ -210,7 +212,10 @@ public final class VoiceActivityDetector: AudioNode {
         if reportProbabilities {
             io.emit(NodeEvent(Self.probabilityKind, t: frameEnd(framesDone), values: (Double(probability), 0, 0, 0)))
         }
-        if evidence >= offThreshold { lastRawSpeechFrame = framesDone }
+        if evidence >= offThreshold {
+            if lastRawSpeechFrame != framesDone - 1 { weakRunStart = framesDone }
+            lastRawSpeechFrame = framesDone
+        }
         if !speaking {
             // Onset: raw evidence above the threshold for min-speech in a row (a click's
             // short burst is not stretched by the smoothing), confirmed by the smoothed score.
@@ -221,7 +226,10 @@ public final class VoiceActivityDetector: AudioNode {
                     speaking = true
                     run = 0
                     lastSpeechFrame = framesDone
-                    let t = max(0, frameEnd(runStart) - frameSeconds + Self.hop / 2)
+                    // Back-dated over the weaker frames that lead into it (a soft /θ/ or /f/
+                    // before the vowel), at most 0.2 s.
+                    let first = max(min(weakRunStart, runStart), runStart - 20)
+                    let t = max(0, frameEnd(first) - frameSeconds + Self.hop / 2)
                     io.emit(NodeEvent(.speechStart, t: t, decided: now))
                     output.addMarker(StreamMarker(.speechStart, t: t, decided: now))
                 }
@@ -237,8 +245,9 @@ public final class VoiceActivityDetector: AudioNode {
                 if run >= hangoverFrames {
                     speaking = false
                     run = 0
-                    // The last frame with speech evidence; speech ended around its centre.
-                    let t = frameEnd(lastRawSpeechFrame) - frameSeconds / 2
+                    // Speech ended with the last frame that had speech evidence (its end: frame
+                    // centres measured offsets 25-70 ms early on the peer harness).
+                    let t = frameEnd(lastRawSpeechFrame)
                     io.emit(NodeEvent(.speechEnd, t: t, decided: now))
                     output.addMarker(StreamMarker(.speechEnd, t: t, decided: now))
                 }
