@@ -145,6 +145,10 @@ final class SpeechFeatures {
             currentMin.update(repeating: .greatestFiniteMagnitude, count: count)
             framesInSub = 0
         }
+        let llr = llrSum / Float(bins.count)
+        // Harmonicity counts only in proportion to the likelihood ratio (the vad weighs it by
+        // min(1, log(1 + llr))): with nothing above the noise, skip its inverse FFT.
+        guard llr > 0.01 else { return (llr, 0, level) }
         // Harmonicity: autocorrelation of the noise-subtracted power spectrum (inverse FFT).
         for k in 0..<lo { spectrum[2 * k] = 0; spectrum[2 * k + 1] = 0 }
         for k in bins.upperBound..<(fft.size / 2 + 1) { spectrum[2 * k] = 0; spectrum[2 * k + 1] = 0 }
@@ -155,6 +159,6 @@ final class SpeechFeatures {
             for lag in minLag...maxLag { peak = max(peak, input[lag]) }
             peak /= r0
         }
-        return (llrSum / Float(bins.count), max(0, min(1, peak)), level)
+        return (llr, max(0, min(1, peak)), level)
     }
 }
