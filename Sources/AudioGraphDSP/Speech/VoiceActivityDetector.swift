@@ -196,8 +196,9 @@ public final class VoiceActivityDetector: AudioNode {
         if framesDone == 1 { loudLevel = m.level }
         loudLevel += m.level > loudLevel ? 1 : -0.015
         if background > 0 {
-            // Within speech, weak word endings may fall further (8 dB) before they fade.
-            let below = (loudLevel - background - (speaking ? 8 : 0)) - m.level
+            // Within speech, weak word endings may fall 2 dB further before they fade
+            // (vad_peers.py: 8 dB kept babble on; 0 cut more word tails).
+            let below = (loudLevel - background - (speaking ? 2 : 0)) - m.level
             if below > 0 { evidence *= max(0, 1 - below / 6) }
         }
         // Evidence floor: a running 20 % quantile of the evidence itself. Stationary noise
