@@ -14,6 +14,8 @@ import Foundation
 final class SpeechFeatures {
     let fft: RealFFT
     let bins: Range<Int>
+    let highBins: Range<Int>
+    private var highNoise: Float = 0
     let minLag: Int, maxLag: Int
     let frameLength: Int
     /// Per-bin state, one allocation each, made at set-up (no allocation per frame, and no
@@ -44,6 +46,8 @@ final class SpeechFeatures {
         let lo = max(1, Int((100 / hz).rounded(.up)))
         let hi = min(n / 2, Int((4000 / hz).rounded(.down)))
         bins = lo..<max(lo + 1, hi + 1)
+        // 4-8 kHz (up to Nyquist): where /s/, /f/ and /θ/ have their energy.
+        highBins = bins.upperBound..<max(bins.upperBound, min(n / 2, Int((8000 / hz).rounded(.down))) + 1)
         minLag = max(1, Int(rate / 400))
         maxLag = min(n / 2 - 1, Int(rate / 62.5))
         let count = bins.count
@@ -75,11 +79,13 @@ final class SpeechFeatures {
         framesInSub = 0
         subIndex = 0
         frames = 0
+        highNoise = 0
     }
 
     /// Measures one frame (`frame` holds frameLength samples, oldest first).
-    /// Returns (mean log-likelihood ratio, harmonicity 0...1, frame energy in dBFS).
-    func measure(_ frame: UnsafePointer<Float>, count: Int) -> (llr: Float, harmonicity: Float, level: Float) {
+    /// Returns (mean log-likelihood ratio, harmonicity 0...1, frame energy in dBFS, 4-8 kHz
+    /// power over its noise: fricatives, which the 100 Hz-4 kHz band hardly sees).
+    func measure(_ frame: UnsafePointer<Float>, count: Int) -> (llr: Float, harmonicity: Float, level: Float, high: Float) {
         let input = fft.input, spectrum = fft.output
         var energy: Float = 0
         for i in 0..<count {
@@ -145,10 +151,20 @@ final class SpeechFeatures {
             currentMin.update(repeating: .greatestFiniteMagnitude, count: count)
             framesInSub = 0
         }
+        var highPower: Float = 0
+        for k in highBins { highPower += spectrum[2 * k] * spectrum[2 * k] + spectrum[2 * k + 1] * spectrum[2 * k + 1] }
+        var high: Float = 0
+        if !highBins.isEmpty {
+            // One noise level for the band: falls fast, rises slowly, creeps under speech.
+            let hn = highNoise
+            highNoise = first ? highPower : highPower < hn ? 0.8 * hn + 0.2 * highPower
+                : highPower < 3 * hn ? 0.98 * hn + 0.02 * highPower : hn * 1.002
+            high = highPower / max(highNoise, 1e-12)
+        }
         let llr = llrSum / Float(bins.count)
         // Harmonicity counts only in proportion to the likelihood ratio (the vad weighs it by
         // min(1, log(1 + llr))): with nothing above the noise, skip its inverse FFT.
-        guard llr > 0.01 else { return (llr, 0, level) }
+        guard llr > 0.01 else { return (llr, 0, level, high) }
         // Harmonicity: autocorrelation of the noise-subtracted power spectrum (inverse FFT).
         for k in 0..<lo { spectrum[2 * k] = 0; spectrum[2 * k + 1] = 0 }
         for k in bins.upperBound..<(fft.size / 2 + 1) { spectrum[2 * k] = 0; spectrum[2 * k + 1] = 0 }
@@ -159,6 +175,6 @@ final class SpeechFeatures {
             for lag in minLag...maxLag { peak = max(peak, input[lag]) }
             peak /= r0
         }
-        return (llr, max(0, min(1, peak)), level)
+        return (llr, max(0, min(1, peak)), level, high)
     }
 }

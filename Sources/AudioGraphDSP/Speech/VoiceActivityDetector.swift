@@ -64,7 +64,11 @@ public final class VoiceActivityDetector: AudioNode {
     private var runStart: Int64 = 0
     private var lastSpeechFrame: Int64 = 0
     private var lastRawSpeechFrame: Int64 = 0
-    private var weakRunStart: Int64 = 0      // first frame of the current run above the lower threshold
+    private var weakRunStart: Int64 = 0      // first frame of the current run of weak speech evidence
+    private var lastWeakFrame: Int64 = 0
+    private var lastLoudFrame: Int64 = -1000
+    /// 4-8 kHz power over its noise (6 dB) that lets a frame lead into an onset.
+    static let fricativeRatio: Float = 4
     private var frameScratch: [Float] = []
     private var floor: Float = 0          // running low quantile of the evidence
     private var loudLevel: Float = -100   // running 95th percentile of frame levels (dBFS)
@@ -110,6 +114,8 @@ public final class VoiceActivityDetector: AudioNode {
         totalSamples = 0
         score = 0
         weakRunStart = 0
+        lastWeakFrame = 0
+        lastLoudFrame = -1000
         floor = 0
         loudLevel = -100
         speaking = false
@@ -191,14 +197,17 @@ public final class VoiceActivityDetector: AudioNode {
         var evidence = llr + 1.0 * max(0, m.harmonicity - 0.3) * min(1, llr)
         if m.level < -70 { evidence = min(evidence, 0) }
         // Background gate: the loud end of the recent level distribution (its ~98th
-        // percentile: up 1 dB a frame, down 1.5 dB/s) is the talker; frames `background` dB or more below it fade out of the evidence over
-        // 6 dB (babble 20 dB below the talker: false alarms 99 % -> 38 %).
+        // percentile: up 1 dB a frame, down 1.5 dB/s) is the talker; frames `background`
+        // dB or more below it fade out of the evidence over 6 dB (babble 20 dB below the
+        // talker: false alarms 99 % -> about 40 %).
         if framesDone == 1 { loudLevel = m.level }
         loudLevel += m.level > loudLevel ? 1 : -0.015
         if background > 0 {
-            // Within speech, weak word endings may fall 2 dB further before they fade
-            // (vad_peers.py: 8 dB kept babble on; 0 cut more word tails).
-            let below = (loudLevel - background - (speaking ? 2 : 0)) - m.level
+            // A word's weak ending (up to 0.3 s after the last loud frame) may fall 8 dB
+            // further before it fades; babble going on for longer gets no slack.
+            if m.level >= loudLevel - background { lastLoudFrame = framesDone }
+            let slack: Float = framesDone - lastLoudFrame <= 30 ? 8 : 0
+            let below = (loudLevel - background - slack) - m.level
             if below > 0 { evidence *= max(0, 1 - below / 6) }
         }
         // Evidence floor: a running 20 % quantile of the evidence itself. Stationary noise
@@ -213,9 +222,11 @@ public final class VoiceActivityDetector: AudioNode {
         if reportProbabilities {
             io.emit(NodeEvent(Self.probabilityKind, t: frameEnd(framesDone), values: (Double(probability), 0, 0, 0)))
         }
-        if evidence >= offThreshold {
-            if lastRawSpeechFrame != framesDone - 1 { weakRunStart = framesDone }
-            lastRawSpeechFrame = framesDone
+        if evidence >= offThreshold { lastRawSpeechFrame = framesDone }
+        // Frames that may lead into an onset: some speech evidence, or a fricative's hiss.
+        if evidence >= offThreshold || m.high > Self.fricativeRatio {
+            if lastWeakFrame != framesDone - 1 { weakRunStart = framesDone }
+            lastWeakFrame = framesDone
         }
         if !speaking {
             // Onset: raw evidence above the threshold for min-speech in a row (a click's
