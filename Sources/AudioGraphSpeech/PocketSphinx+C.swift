@@ -15,6 +15,12 @@ final class PocketSphinxDecoder {
         case keyphrase(String, threshold: Double)
     }
 
+    /// Histogram pruning: the search keeps at most this much per 10 ms frame.
+    struct Limits {
+        var hmms: Int
+        var wordExits: Int
+    }
+
     private let decoder: OpaquePointer
     private let config: OpaquePointer
     private let logmath: OpaquePointer
@@ -23,9 +29,10 @@ final class PocketSphinxDecoder {
     private var firstSegmentFrame: Int32?
 
     /// Loads the model. Errors carry PocketSphinx's own message (a grammar's line, a file).
-    init(hmm: String, dict: String, search: Search) throws(EngineError) {
+    init(hmm: String, dict: String, search: Search, limits: Limits) throws(EngineError) {
         ag_ps_capture_log()
-        var args = ["audiograph", "-hmm", hmm, "-dict", dict, "-logfn", "/dev/null", "-bestpath", "yes"]
+        var args = ["audiograph", "-hmm", hmm, "-dict", dict, "-logfn", "/dev/null", "-bestpath", "yes",
+                    "-maxhmmpf", String(limits.hmms), "-maxwpf", String(limits.wordExits)]
         if let extra = ProcessInfo.processInfo.environment["AG_PS_ARGS"] { args += extra.split(separator: " ").map(String.init) }
         switch search {
         case .languageModel(let lm): args += ["-lm", lm]
@@ -56,6 +63,12 @@ final class PocketSphinxDecoder {
 
     /// Starts measuring a new utterance's cepstral mean.
     func startCepstralMean() { if let meter { ag_cmn_meter_start(meter) } }
+
+    /// Starts a new utterance's mean from the previous utterances' (weighted as `frames`
+    /// 10 ms frames at most).
+    func continueCepstralMean(keepingFrames frames: Int) {
+        if let meter { ag_cmn_meter_continue(meter, frames) }
+    }
 
     /// Adds audio to the measured mean.
     func measureCepstralMean(_ samples: UnsafePointer<Int16>, count: Int) {

@@ -30,6 +30,10 @@ public final class Recognizer: AudioNode {
                           help: "utterance: decode each utterance again, whole, for its final result (cepstral mean over the utterance, as the model asks: fewest errors, final 1-3 s after a long utterance); live: one pass, its result at once (lowest latency and cost)"),
             ParameterSpec("cmn-lookahead", .number(0...3), default: 0.1, unit: "s",
                           help: "with final=live: audio of each utterance held back to measure its cepstral mean before decoding starts (the mean then follows the utterance); 0: PocketSphinx's running mean"),
+            ParameterSpec("max-hmms", .integer(100...100000), default: 8000,
+                          help: "most HMMs the search keeps active per frame (PocketSphinx -maxhmmpf; its default 30000 costs 27 % more CPU for the same corpus WER)"),
+            ParameterSpec("max-word-exits", .integer(1...1000), default: 10,
+                          help: "most distinct words that may end per frame (PocketSphinx -maxwpf)"),
             ParameterSpec("continuous", .bool, default: true,
                           help: "keep recognising utterance after utterance (false: end the run after the first)"),
         ],
@@ -40,6 +44,8 @@ public final class Recognizer: AudioNode {
     let partialFrames: Int
     let alternatives: Int
     let continuous: Bool
+    /// Search limits per frame (active HMMs, word exits).
+    let limits: PocketSphinxDecoder.Limits
     let finalPass: FinalPass
     /// Seconds of each utterance held back to measure its cepstral mean (single pass).
     let cmnLookahead: Double
@@ -91,6 +97,7 @@ public final class Recognizer: AudioNode {
         partialFrames = Int(p.number("partials", 0.25) * 16000)
         alternatives = p.integer("alternatives", 3)
         continuous = p.bool("continuous", true)
+        limits = .init(hmms: p.integer("max-hmms", 8000), wordExits: p.integer("max-word-exits", 10))
         finalPass = FinalPass(rawValue: p.string("final") ?? "utterance") ?? .utterance
         cmnLookahead = p.number("cmn-lookahead", 0.1)
     }
@@ -104,7 +111,7 @@ public final class Recognizer: AudioNode {
     public func open() throws(EngineError) {
         guard decoder == nil else { return }
         do throws(EngineError) {
-            let d = try PocketSphinxDecoder(hmm: hmm, dict: dict, search: search)
+            let d = try PocketSphinxDecoder(hmm: hmm, dict: dict, search: search, limits: limits)
             if case .keyphrase(let phrase, _) = search, let word = d.firstUnknownWord(in: phrase) {
                 throw EngineError(.model, "\"\(word)\" is not in the dictionary \(dict)",
                                   suggestion: "spell the keyphrase with dictionary words")
@@ -192,6 +199,9 @@ public final class Recognizer: AudioNode {
         case endOfSpeech
     }
 
+    /// How much of the previous utterances' cepstral mean a new utterance starts from
+    /// (10 ms frames), so the mean follows a change of microphone or room within minutes.
+    static let carriedMeanFrames = 3000
     /// Audio kept before an onset so the first words are decoded from their start.
     static let prerollSeconds = 1.0
     /// Audio fed from before the onset: soft onsets start before the VAD's t, and the decoder
@@ -253,9 +263,15 @@ public final class Recognizer: AudioNode {
             // Feed the pre-roll from shortly before the onset.
             let from = max(next - Int64(prerollLength), Int64(((start - Self.leadIn) * 16000).rounded()), 0)
             feedStart = Double(from) / 16000
-            seeding = seedFrames > 0
-            if seedFrames > 0 {
+            // The first utterance holds its look-ahead to measure a mean; later ones start
+            // from the mean carried over (30 s of speech worth) and update it as they go: no
+            // hold, so their partials come sooner (corpus WER 25.6 -> 25.3 %; 25.6 % with 5 s).
+            seeding = seedFrames > 0 && utterance == 1
+            if seeding {
                 decoder.startCepstralMean()
+            } else if seedFrames > 0 {
+                decoder.continueCepstralMean(keepingFrames: Self.carriedMeanFrames)
+                decoder.applyCepstralMean()
             }
             var k = from
             while k < next {

@@ -82,6 +82,17 @@ static inline void ag_cmn_meter_start(ag_cmn_meter_t *m) {
     m->frames = 0;
 }
 
+// Starts a new utterance keeping what was measured before, weighted as at most `keep`
+// frames, so the mean carries over from utterance to utterance and follows slow changes.
+static inline void ag_cmn_meter_continue(ag_cmn_meter_t *m, long keep) {
+    fe_start_utt(m->fe);
+    if (m->frames > keep && keep > 0) {
+        double scale = (double)keep / (double)m->frames;
+        for (int c = 0; c < m->ncep; c++) m->sum[c] *= scale;
+        m->frames = keep;
+    }
+}
+
 // Adds `n` samples (no allocation).
 static inline void ag_cmn_meter_add(ag_cmn_meter_t *m, const int16 *samples, size_t n) {
     const int16 *p = samples;
