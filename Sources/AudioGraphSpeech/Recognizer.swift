@@ -29,7 +29,7 @@ public final class Recognizer: AudioNode {
             ParameterSpec("final", .choice(["utterance", "live"]), default: "utterance",
                           help: "utterance: decode each utterance again, whole, for its final result (cepstral mean over the utterance, as the model asks: fewest errors, final 1-3 s after a long utterance); live: one pass, its result at once (lowest latency and cost)"),
             ParameterSpec("cmn-lookahead", .number(0...3), default: 0.1, unit: "s",
-                          help: "with final=live: audio of each utterance held back to measure its cepstral mean before decoding starts (the mean then follows the utterance); 0: PocketSphinx's running mean"),
+                          help: "with final=live: audio of the session's first utterance held back to measure its cepstral mean before decoding starts (the mean then follows the speech and carries over to later utterances); 0: PocketSphinx's running mean"),
             ParameterSpec("max-hmms", .integer(100...100000), default: 8000,
                           help: "most HMMs the search keeps active per frame (PocketSphinx -maxhmmpf; its default 30000 costs 27 % more CPU for the same corpus WER)"),
             ParameterSpec("max-word-exits", .integer(1...1000), default: 10,
