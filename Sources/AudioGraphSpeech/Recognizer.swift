@@ -332,8 +332,8 @@ public final class Recognizer: AudioNode {
                 decoder.process(scratch, count: n)
                 sinceLastPartial += n
             }
-            // Until the first words show, look every 50 ms; then at the `partials` cadence.
-            let due = lastPartial.isEmpty ? min(partialFrames, 800) : partialFrames
+            // Until the first words show, look every 20 ms; then at the `partials` cadence.
+            let due = lastPartial.isEmpty ? min(partialFrames, 320) : partialFrames
             if partialFrames > 0 && sinceLastPartial >= due {
                 sinceLastPartial = 0
                 let h = decoder.hypothesis()
