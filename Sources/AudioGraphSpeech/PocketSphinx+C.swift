@@ -33,7 +33,6 @@ final class PocketSphinxDecoder {
         ag_ps_capture_log()
         var args = ["audiograph", "-hmm", hmm, "-dict", dict, "-logfn", "/dev/null", "-bestpath", "yes",
                     "-maxhmmpf", String(limits.hmms), "-maxwpf", String(limits.wordExits)]
-        if let extra = ProcessInfo.processInfo.environment["AG_PS_ARGS"] { args += extra.split(separator: " ").map(String.init) }
         switch search {
         case .languageModel(let lm): args += ["-lm", lm]
         case .grammar(let g): args += ["-jsgf", g]
