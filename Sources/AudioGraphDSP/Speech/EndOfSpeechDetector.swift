@@ -26,10 +26,10 @@ public final class EndOfSpeechDetector: AudioNode {
         make: { p throws(GraphError) in EndOfSpeechDetector(p) })
 
     let silence: Double?
-    /// The vad confirms an onset (`min-speech` and smoothing) up to ~0.1 s after its `t`:
+    /// The vad confirms an onset (`min-speech` and its frame) about 0.1 s after its `t`:
     /// the window waits that much longer, so speech that resumed inside the window but is
     /// not yet confirmed still continues the utterance (a shorter pause never splits it).
-    static let onsetGrace = 0.12
+    static let onsetGrace = 0.1
     /// How long past `max-duration` an utterance may run waiting for a pause.
     static let hardLimitExtra = 10.0
     let noSpeechTimeout: Double
