@@ -203,11 +203,11 @@ public final class VoiceActivityDetector: AudioNode {
         if framesDone == 1 { loudLevel = m.level }
         loudLevel += m.level > loudLevel ? 1 : -0.015
         if background > 0 {
-            // A word's weak ending (up to 0.3 s after the last loud frame) may fall 8 dB
-            // further before it fades; babble going on for longer gets no slack.
+            // A word's decaying end (0.25 s after the last loud frame) is not gated: it may
+            // fall 30-40 dB in quiet rooms. Babble that goes on longer is (eos_peers.py: the
+            // last early cut in quiet went away; 8 dB of slack instead left it).
             if m.level >= loudLevel - background { lastLoudFrame = framesDone }
-            let slack: Float = framesDone - lastLoudFrame <= 30 ? 8 : 0
-            let below = (loudLevel - background - slack) - m.level
+            let below = framesDone - lastLoudFrame <= 25 ? 0 : (loudLevel - background) - m.level
             if below > 0 { evidence *= max(0, 1 - below / 6) }
         }
         // Evidence floor: a running 20 % quantile of the evidence itself. Stationary noise
