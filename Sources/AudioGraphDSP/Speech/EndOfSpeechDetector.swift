@@ -76,11 +76,16 @@ public final class EndOfSpeechDetector: AudioNode {
         let n = input.frameLength
         output.copyFrames(from: input, count: n)
         output.frameLength = n
-        output.copyMarkers(from: input)
         let blockStart = Double(samples) / rate
         samples += Int64(n)
         let now = Double(samples) / rate
+        // Markers go out in stream order: an utterance-end decided before (or because of) a
+        // vad marker is added before it, so the recognizer closes one utterance before it
+        // sees the next one start.
         for m in input.markers {
+            if inUtterance && !speaking, let silence, m.decided >= lastSpeechEnd + silence + Self.onsetGrace {
+                close(&io, output, t: lastSpeechEnd, decided: max(blockStart, lastSpeechEnd + silence + Self.onsetGrace))
+            }
             switch m.kind {
             case .speechStart:
                 if inUtterance && !speaking, let silence, m.t - lastSpeechEnd >= silence {
@@ -103,6 +108,7 @@ public final class EndOfSpeechDetector: AudioNode {
             case .utteranceEnd:
                 break
             }
+            _ = output.addMarker(m)
         }
         if inUtterance && !speaking, let silence, now - lastSpeechEnd >= silence + Self.onsetGrace {
             close(&io, output, t: lastSpeechEnd, decided: max(blockStart, lastSpeechEnd + silence + Self.onsetGrace))

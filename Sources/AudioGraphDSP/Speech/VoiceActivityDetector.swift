@@ -203,11 +203,11 @@ public final class VoiceActivityDetector: AudioNode {
         if framesDone == 1 { loudLevel = m.level }
         loudLevel += m.level > loudLevel ? 1 : -0.015
         if background > 0 {
-            // A word's decaying end (0.25 s after the last loud frame) is not gated: it may
-            // fall 30-40 dB in quiet rooms. Babble that goes on longer is (eos_peers.py: the
-            // last early cut in quiet went away; 8 dB of slack instead left it).
+            // A word's decaying end (0.25 s after the last loud frame) may fall 8 dB further
+            // before it fades; babble that goes on longer gets no slack. (No gate at all in
+            // that time moved eos_peers.py's quiet p50 585 -> 641 ms for the same early cuts.)
             if m.level >= loudLevel - background { lastLoudFrame = framesDone }
-            let below = framesDone - lastLoudFrame <= 25 ? 0 : (loudLevel - background) - m.level
+            let below = (loudLevel - background - (framesDone - lastLoudFrame <= 25 ? 8 : 0)) - m.level
             if below > 0 { evidence *= max(0, 1 - below / 6) }
         }
         // Evidence floor: a running 20 % quantile of the evidence itself. Stationary noise
