@@ -5,9 +5,10 @@ import AudioGraphCore
 ///
 /// An utterance starts at the first `speech-start` and ends `silence` seconds after a
 /// `speech-end` with no new speech in between, so a pause shorter than the window never
-/// splits it (the decision waits a further ``onsetGrace`` for the vad to confirm an onset). The `utterance-end` event is back-dated to the end of speech (`t`) and says
-/// when the window elapsed (`decided`); a marker carries it to the recognizer. Audio passes
-/// through unchanged.
+/// splits it (the decision waits a further ``onsetGrace`` for the vad to confirm an onset).
+/// The `utterance-end` event is back-dated to the end of speech (`t`) and says when the
+/// window elapsed (`decided`); a marker carries it to the recognizer, ahead of any marker
+/// decided after it. Audio passes through unchanged.
 public final class EndOfSpeechDetector: AudioNode {
     public static let descriptor = NodeDescriptor(
         type: "end-of-speech",
@@ -83,8 +84,8 @@ public final class EndOfSpeechDetector: AudioNode {
         // vad marker is added before it, so the recognizer closes one utterance before it
         // sees the next one start.
         for m in input.markers {
-            if inUtterance && !speaking, let silence, m.decided >= lastSpeechEnd + silence + Self.onsetGrace {
-                close(&io, output, t: lastSpeechEnd, decided: max(blockStart, lastSpeechEnd + silence + Self.onsetGrace))
+            if let due = silenceCloses, m.decided >= due {
+                close(&io, output, t: lastSpeechEnd, decided: max(blockStart, due))
             }
             switch m.kind {
             case .speechStart:
@@ -108,10 +109,10 @@ public final class EndOfSpeechDetector: AudioNode {
             case .utteranceEnd:
                 break
             }
-            _ = output.addMarker(m)
+            output.addMarker(m)
         }
-        if inUtterance && !speaking, let silence, now - lastSpeechEnd >= silence + Self.onsetGrace {
-            close(&io, output, t: lastSpeechEnd, decided: max(blockStart, lastSpeechEnd + silence + Self.onsetGrace))
+        if let due = silenceCloses, now >= due {
+            close(&io, output, t: lastSpeechEnd, decided: max(blockStart, due))
         } else if inUtterance && maxDuration > 0 && now - utteranceStart >= maxDuration + Self.hardLimitExtra {
             let t = utteranceStart + maxDuration + Self.hardLimitExtra
             close(&io, output, t: t, decided: max(blockStart, t))
@@ -130,6 +131,12 @@ public final class EndOfSpeechDetector: AudioNode {
             io.requestEnd(.noSpeech)
         }
         return .ok
+    }
+
+    /// When the silence window (and its grace) closes the open utterance, if it is in a pause.
+    private var silenceCloses: Double? {
+        guard inUtterance && !speaking, let silence else { return nil }
+        return lastSpeechEnd + silence + Self.onsetGrace
     }
 
     private func close(_ io: inout ProcessIO, _ output: AudioBuffer, t: Double, decided: Double) {
