@@ -116,20 +116,9 @@ import Testing
         // recognizer) must see that utterance-end before the new speech-start, or it takes
         // the start as part of the old utterance and drops the new one.
         let x = Self.scene([(0.5, 1.5), (2.05, 2.8)], seconds: 4)
-        let kinds = Locked<[StreamMarker.Kind]>([])
-        var r = NodeRegistry.builtin
-        let sourceBox = UncheckedSendable(ArraySource(rate: Self.rate, channels: [x], chunks: [1024]))
-        r.register(ArraySource.descriptor { sourceBox.value })
-        r.register(NodeDescriptor(type: "marker-probe", summary: "records markers", role: .sink,
-                                  make: { _ throws(GraphError) in MarkerProbe(kinds) }))
-        var g = GraphDescription(name: "order")
-        g.addNode("in", type: "array-source")
-        g.addNode("vad", type: "vad")
-        g.addNode("eos", type: "end-of-speech", ["mode": "short"])
-        g.addNode("probe", type: "marker-probe")
-        g.connect("in", to: "vad"); g.connect("vad", to: "eos"); g.connect("eos", to: "probe")
-        _ = try await AudioEngine(graph: g, registry: r).run()
-        let seen = kinds.withLock { $0 }.filter { $0 != .speechEnd }
+        let r = try await OfflineRender.run(chain: [("vad", [:]), ("end-of-speech", ["mode": "short"])], input: [x],
+                                            rate: Self.rate, registry: .builtin)
+        let seen = r.markers.map(\.kind).filter { $0 != .speechEnd }
         #expect(seen == [.speechStart, .utteranceEnd, .speechStart, .utteranceEnd], "\(seen)")
     }
 
@@ -172,12 +161,3 @@ import Testing
 private func pow10(_ x: Double) -> Double { Foundation.pow(10, x) }
 import Foundation
 
-/// Records the kinds of the markers that reach it, in order.
-private final class MarkerProbe: AudioNode {
-    let kinds: Locked<[StreamMarker.Kind]>
-    init(_ kinds: Locked<[StreamMarker.Kind]>) { self.kinds = kinds }
-    func process(_ io: inout ProcessIO) -> FlowStatus {
-        for m in io.inputs[0].markers { kinds.withLock { $0.append(m.kind) } }
-        return .ok
-    }
-}
