@@ -47,7 +47,7 @@ public final class Recognizer: AudioNode {
     /// Search limits per frame (active HMMs, word exits).
     let limits: PocketSphinxDecoder.Limits
     let finalPass: FinalPass
-    /// Seconds of each utterance held back to measure its cepstral mean (single pass).
+    /// Seconds of the first utterance held back to measure its cepstral mean (single pass).
     let cmnLookahead: Double
 
     /// Where final results come from.

@@ -17,7 +17,6 @@ final class SpeechFeatures {
     let highBins: Range<Int>
     private var highNoise: Float = 0
     let minLag: Int, maxLag: Int
-    let frameLength: Int
     /// Per-bin state, one allocation each, made at set-up (no allocation per frame, and no
     /// exclusivity checks on the hot loop: the pointers are constants).
     private let window: UnsafeMutablePointer<Float>
@@ -41,7 +40,6 @@ final class SpeechFeatures {
         while n < frameLength { n *= 2 }
         guard let f = RealFFT(size: n) else { return nil }
         fft = f
-        self.frameLength = frameLength
         let hz = rate / Double(n)
         let lo = max(1, Int((100 / hz).rounded(.up)))
         let hi = min(n / 2, Int((4000 / hz).rounded(.down)))
@@ -105,8 +103,7 @@ final class SpeechFeatures {
         let lo = bins.lowerBound
         for j in 0..<bins.count {
             let k = lo + j
-            let re = spectrum[2 * k], im = spectrum[2 * k + 1]
-            let p = max(re * re + im * im, 1e-12)
+            let p = max(fft.power(k), 1e-12)
             let s = first ? p : 0.7 * smoothed[j] + 0.3 * p
             smoothed[j] = s
             currentMin[j] = min(currentMin[j], s)
@@ -152,7 +149,7 @@ final class SpeechFeatures {
             framesInSub = 0
         }
         var highPower: Float = 0
-        for k in highBins { highPower += spectrum[2 * k] * spectrum[2 * k] + spectrum[2 * k + 1] * spectrum[2 * k + 1] }
+        for k in highBins { highPower += fft.power(k) }
         var high: Float = 0
         if !highBins.isEmpty {
             // One noise level for the band: falls fast, rises slowly, creeps under speech.

@@ -40,6 +40,8 @@ public final class VoiceActivityDetector: AudioNode {
 
     static let probabilityKind = NodeEvent.Kind(rawValue: 1001)
     static let hop = 0.01
+    /// 4-8 kHz power over its noise (6 dB) that lets a frame lead into an onset.
+    static let fricativeRatio: Float = 4
 
     let sensitivity: Double
     let frameSeconds: Double
@@ -67,11 +69,9 @@ public final class VoiceActivityDetector: AudioNode {
     private var weakRunStart: Int64 = 0      // first frame of the current run of weak speech evidence
     private var lastWeakFrame: Int64 = 0
     private var lastLoudFrame: Int64 = -1000
-    /// 4-8 kHz power over its noise (6 dB) that lets a frame lead into an onset.
-    static let fricativeRatio: Float = 4
     private var frameScratch: [Float] = []
     private var floor: Float = 0          // running low quantile of the evidence
-    private var loudLevel: Float = -100   // running 95th percentile of frame levels (dBFS)
+    private var loudLevel: Float = -100   // the talker's loud level: ~98th percentile of frame levels (dBFS)
 
     init(_ p: ResolvedParameters) {
         sensitivity = p.number("sensitivity", 0.5)
