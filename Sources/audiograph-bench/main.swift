@@ -142,6 +142,13 @@ func benchResample() async throws {
 
 /// The VAD on every WAV of a folder: speech regions found, share of speech, CPU per second
 /// of audio (the render thread's time, start-up excluded). Labels are not needed.
+/// User + system CPU seconds this process has used so far.
+func cpuSeconds() -> Double {
+    var u = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &u)
+    return Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) / 1e6 + Double(u.ru_stime.tv_sec) + Double(u.ru_stime.tv_usec) / 1e6
+}
+
 func benchVAD(_ folder: String) async throws {
     let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".wav") }.sorted()
     print("## audiograph vad on \(folder)")
@@ -149,11 +156,6 @@ func benchVAD(_ folder: String) async throws {
     print("| file | seconds | regions | speech % | first onset s | CPU ms / s of audio |")
     print("|---|---|---|---|---|---|")
     var totalAudio = 0.0, totalCPU = 0.0, totalWithout = 0.0
-    func cpuSeconds() -> Double {
-        var u = rusage()
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &u)
-        return Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) / 1e6 + Double(u.ru_stime.tv_sec) + Double(u.ru_stime.tv_usec) / 1e6
-    }
     for f in files {
         func graph(vad: Bool) -> GraphDescription {
             var g = GraphDescription(name: "bench-vad")
@@ -242,8 +244,7 @@ func benchPulse(seconds: Double, fragments: [Double] = [0.01, 0.02]) async throw
             }
         }
         let written = Locked<[Double]>([])
-        var start = rusage(), end = rusage()
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &start)
+        let cpu0 = cpuSeconds()
         try engine.start()
         let writer = Thread {
             guard let h = FileHandle(forWritingAtPath: pipe) else { return }
@@ -278,9 +279,7 @@ func benchPulse(seconds: Double, fragments: [Double] = [0.01, 0.02]) async throw
         try await Task.sleep(for: .seconds(seconds + 1))
         engine.stop()
         _ = await engine.ended()
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &end)
-        let cpu = Double(end.ru_utime.tv_sec - start.ru_utime.tv_sec) + Double(end.ru_utime.tv_usec - start.ru_utime.tv_usec) / 1e6
-            + Double(end.ru_stime.tv_sec - start.ru_stime.tv_sec) + Double(end.ru_stime.tv_usec - start.ru_stime.tv_usec) / 1e6
+        let cpu = cpuSeconds() - cpu0
         let w = written.withLock { $0 }, s = seen.withLock { $0 }
         // Pair each click with the first sighting after it.
         var lat: [Double] = []

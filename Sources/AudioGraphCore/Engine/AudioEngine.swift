@@ -316,11 +316,10 @@ public final class AudioEngine: @unchecked Sendable {
                 break
             }
             if let c = plan.clock { clockFrames.store(Int(c.produced[0]), ordering: .relaxed) }
-            blockCount.add(1, ordering: .relaxed)
+            let blocks = blockCount.add(1, ordering: .relaxed).newValue
             // Tapped audio wakes the delivery thread every block when paced, every 4th when
             // rendering as fast as possible (tap queues hold 16+ blocks): a wake-up per block
             // cost more than the vad itself.
-            let blocks = blockCount.load(ordering: .relaxed)
             if outlet.ring.count > 0 || (tapCount.load(ordering: .relaxed) > 0 && (paced || plan.isLive || blocks & 3 == 0)) {
                 deliveryWake.signal()
             }
