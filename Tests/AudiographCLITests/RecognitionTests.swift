@@ -70,15 +70,15 @@ import Testing
     func wordTimesFallInsideTheirUtterance(graph: String) throws {
         let phrases = ["go forward ten meters", "find japanese restaurants nearby", "turn left at the corner"]
         let parts = phrases.compactMap { Flite.speech($0) }
-        guard parts.count == 3, FileManager.default.isExecutableFile(atPath: "/usr/bin/sox") else { return }
+        guard parts.count == 3 else { return }
+        // The three phrases, each with 0.5 s of silence before and 2 s after (flite: 16 kHz mono).
+        var samples: [Int32] = []
+        for part in parts {
+            let w = try WAVFixture.read(part)
+            samples += Array(repeating: 0, count: w.rate / 2) + w.samples + Array(repeating: 0, count: 2 * w.rate)
+        }
         let joined = CLI.tempDir().appendingPathComponent("three.wav")
-        let sh = Process()
-        sh.executableURL = URL(fileURLWithPath: "/bin/sh")
-        sh.arguments = ["-c", parts.map { "\"|sox '\($0.path)' -p pad 0.5 2\"" }.joined(separator: " ") + " '\(joined.path)'"]
-        sh.arguments![1] = "sox " + sh.arguments![1]
-        try sh.run()
-        sh.waitUntilExit()
-        try #require(sh.terminationStatus == 0)
+        try WAVFixture.write(joined, rate: 16000, channels: 1, bits: 16, samples: samples)
         let r = try CLI.run(["run", graph, "--source", joined.path, "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let f = finals(r)
