@@ -90,6 +90,19 @@ import Testing
         }
     }
 
+    /// The speech nodes' tuning parameters reject values outside their ranges before anything
+    /// is opened (no model load, no device), naming the graph, node and parameter.
+    @Test(arguments: [("asr.max-hmms=0", "asr", "max-hmms", "100...100000"),
+                      ("asr.max-word-exits=abc", "asr", "max-word-exits", "1...1000"),
+                      ("vad.background=-3", "vad", "background", "0...60")])
+    func speechTuningOutOfRangeExitsTwo(set: String, node: String, parameter: String, range: String) throws {
+        let r = try CLI.run(["run", "graphs/dictation.json", "--source", "/nonexistent.wav", "--set", set])
+        #expect(r.status == 2, "\(r.stderr)")
+        #expect(r.stderrLines.count == 1, "one line: \(r.stderr)")
+        #expect(r.stderr.contains("graphs/dictation.json") && r.stderr.contains("node \"\(node)\"")
+                && r.stderr.contains("parameter \"\(parameter)\"") && r.stderr.contains(range), "\(r.stderr)")
+    }
+
     @Test func usageErrorsExitTwo() throws {
         for args in [["frobnicate"], ["run"], ["run", "Graphs/tone.json", "--bogus"], ["run", "Graphs/tone.json", "--set", "nodot"],
                      ["run", "/nonexistent.json"], ["run", "Graphs/tone.json", "--source", "x.wav"],
