@@ -116,6 +116,7 @@ public final class Recognizer: AudioNode {
                 throw EngineError(.model, "\"\(word)\" is not in the dictionary \(dict)",
                                   suggestion: "spell the keyphrase with dictionary words")
             }
+            d.warmUp()
             decoder = d
         } catch {
             var e = error
@@ -199,153 +200,18 @@ public final class Recognizer: AudioNode {
         case endOfSpeech
     }
 
-    /// How much of the previous utterances' cepstral mean a new utterance starts from
-    /// (10 ms frames), so the mean follows a change of microphone or room within minutes.
-    static let carriedMeanFrames = 3000
-    /// Audio kept before an onset so the first words are decoded from their start.
-    static let prerollSeconds = 1.0
-    /// Audio fed from before the onset: soft onsets start before the VAD's t, and the decoder
-    /// wants some silence first (0.3 s: 26.9 % -> 24.7 % WER on the corpus, no gain beyond).
-    static let leadIn = 0.3
-
     /// The decoding thread.
     private func decode(_ queue: BlockQueue, _ decoder: PocketSphinxDecoder) {
-        let capacity = queue.blocks[0].frameCapacity
-        let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: max(capacity, Int(Self.prerollSeconds * 16000)))
-        defer { scratch.deallocate() }
-        let prerollLength = Int(Self.prerollSeconds * 16000)
-        var preroll = [Int16](repeating: 0, count: prerollLength)
-        var next: Int64 = 0             // absolute index of the next sample to arrive
-        var utterance = 0
-        var start = 0.0, feedStart = 0.0
-        var sinceLastPartial = 0
-        var lastPartial = ""
-        let id = nodeId
-        // With `final: utterance`, the utterance's audio is kept and decoded again, whole,
-        // when it ends; the live pass then only serves partial results (and is skipped
-        // when there are none).
-        let wholePass = finalPass == .utterance
-        let livePass = !wholePass || partialFrames > 0
-        var batch: [Int16] = []
-        // Single pass (final=live): the model wants each utterance normalised by its own
-        // cepstral mean, which a live pass cannot know in advance. Hold the utterance's first
-        // `seedFrames` (after the lead-in), measure their mean on a side front end, start the
-        // decoder's normalisation there, decode what was held, and keep updating the mean
-        // as the utterance goes on. Corpus WER: 48 % with PocketSphinx's running mean, 28.6 %
-        // this way (the same for 0.1 to 1 s of look-ahead: following the mean does the work),
-        // 24.4 % with a second whole-utterance pass.
-        let seedFrames = wholePass ? 0 : Int(cmnLookahead * 16000)
-
-        var seeding = false
-        var seedTarget = 0
-        var held: [Int16] = []
-        held.reserveCapacity(Int((Self.prerollSeconds + cmnLookahead) * 16000) + capacity)
-
-        func releaseHeld() {
-            seeding = false
-            decoder.applyCepstralMean()
-            held.withUnsafeBufferPointer { h in
-                var k = 0
-                while k < h.count {
-                    let n = min(capacity, h.count - k)
-                    decoder.process(h.baseAddress! + k, count: n)
-                    k += n
-                }
-            }
-            sinceLastPartial = held.count
-            held.removeAll(keepingCapacity: true)
-        }
-
-        func begin(at t: Double) {
-            utterance += 1
-            start = max(0, t)
-            decoder.startUtterance()
-            // Feed the pre-roll from shortly before the onset.
-            let from = max(next - Int64(prerollLength), Int64(((start - Self.leadIn) * 16000).rounded()), 0)
-            feedStart = Double(from) / 16000
-            // The first utterance holds its look-ahead to measure a mean; later ones start
-            // from the mean carried over (30 s of speech worth) and update it as they go: no
-            // hold, so their partials come sooner (corpus WER 25.6 -> 25.3 %; 25.6 % with 5 s).
-            seeding = seedFrames > 0 && utterance == 1
-            if seeding {
-                decoder.startCepstralMean()
-            } else if seedFrames > 0 {
-                decoder.continueCepstralMean(keepingFrames: Self.carriedMeanFrames)
-                decoder.applyCepstralMean()
-            }
-            var k = from
-            while k < next {
-                let n = Int(min(next - k, Int64(capacity)))
-                for i in 0..<n { scratch[i] = preroll[Int((k + Int64(i)) % Int64(prerollLength))] }
-                if wholePass { batch.append(contentsOf: UnsafeBufferPointer(start: scratch, count: n)) }
-                if seeding {
-                    held.append(contentsOf: UnsafeBufferPointer(start: scratch, count: n))
-                    decoder.measureCepstralMean(scratch, count: n)
-                } else if livePass {
-                    decoder.process(scratch, count: n)
-                }
-                k += Int64(n)
-            }
-            seedTarget = held.count + seedFrames
-            sinceLastPartial = 0
-            lastPartial = ""
-        }
-
-        func end(at t: Double) {
-            if seeding { releaseHeld() }  // shorter than the look-ahead
-            if wholePass {
-                decoder.endUtterance()  // the live pass, if any, is done
-                if !cancelled.load(ordering: .relaxed) && !batch.isEmpty {
-                    decoder.startUtterance()
-                    batch.withUnsafeBufferPointer { decoder.process($0.baseAddress!, count: $0.count, wholeUtterance: true) }
-                }
-                batch.removeAll(keepingCapacity: true)
-            }
-            decoder.endUtterance()
-            guard !cancelled.load(ordering: .relaxed) else { return }
-            var r = decoder.result(utterance: utterance, start: feedStart, end: t, alternatives: alternatives)
-            r.start = start
-            results.withLock { $0.append(.final(node: id, result: r)) }
-            eventsReady.signal()
-            // PocketSphinx frees each utterance's lattice and tables into malloc's per-thread
-            // arena, which glibc keeps: hand it back so a long session's memory stays flat.
-            ag_release_free_memory()
-        }
-
-        func feed(_ x: UnsafeMutablePointer<Float>, _ n: Int) {
-            for i in 0..<n {
-                let v = Int16(max(-32768, min(32767, (x[i] * 32768).rounded())))
-                scratch[i] = v
-                preroll[Int((next + Int64(i)) % Int64(prerollLength))] = v
-            }
-            next += Int64(n)
-            guard decoder.inUtterance else { return }
-            if wholePass { batch.append(contentsOf: UnsafeBufferPointer(start: scratch, count: n)) }
-            guard livePass else { return }
-            if seedFrames > 0 { decoder.measureCepstralMean(scratch, count: n) }
-            if seeding {
-                held.append(contentsOf: UnsafeBufferPointer(start: scratch, count: n))
-                guard held.count >= seedTarget else { return }
-                releaseHeld()
-            } else {
-                if seedFrames > 0 { decoder.applyCepstralMean() }  // the mean follows the utterance
-                decoder.process(scratch, count: n)
-                sinceLastPartial += n
-            }
-            // Until the first words show, look every 20 ms; then at the `partials` cadence.
-            let due = lastPartial.isEmpty ? min(partialFrames, 320) : partialFrames
-            if partialFrames > 0 && sinceLastPartial >= due {
-                sinceLastPartial = 0
-                let h = decoder.hypothesis()
-                if h != lastPartial && !h.isEmpty {
-                    lastPartial = h
-                    let u = utterance
-                    results.withLock { $0.append(.partial(node: id, utterance: u, text: h)) }
-                    eventsReady.signal()
-                }
-            }
-        }
-
+        let settings = UtteranceDecoder.Settings(
+            nodeId: nodeId, segmentation: segmentation, finalPass: finalPass, partialFrames: partialFrames,
+            alternatives: alternatives, cmnLookahead: cmnLookahead)
+        let utterances = UtteranceDecoder(
+            settings: settings, decoder: decoder, blockCapacity: queue.blocks[0].frameCapacity,
+            emit: { [results, eventsReady] e in
+                results.withLock { $0.append(e) }
+                eventsReady.signal()
+            },
+            isCancelled: { self.cancelled.load(ordering: .relaxed) })
         while true {
             guard let (index, block) = queue.next() else {
                 if done.load(ordering: .acquiring) {
@@ -355,29 +221,9 @@ public final class Recognizer: AudioNode {
                 queue.waitForData(timeout: 0.005)
                 continue
             }
-            if cancelled.load(ordering: .relaxed) {
-                queue.release(index)
-                continue
-            }
-            let n = block.frameLength
-            if segmentation == .whole && !decoder.inUtterance && n > 0 { begin(at: block.time) }
-            // Split the block at each boundary's decision point.
-            var done = 0
-            for m in block.markers {
-                let at = max(done, min(n, Int(((m.decided - block.time) * 16000).rounded())))
-                feed(block.channel(0) + done, at - done)
-                done = at
-                switch (m.kind, segmentation) {
-                case (.speechStart, .speech), (.speechStart, .endOfSpeech):
-                    if !decoder.inUtterance { begin(at: m.t) }
-                case (.speechEnd, .speech), (.utteranceEnd, .endOfSpeech):
-                    if decoder.inUtterance { end(at: m.t) }
-                default: break
-                }
-            }
-            feed(block.channel(0) + done, n - done)
+            if !cancelled.load(ordering: .relaxed) { utterances.take(block) }
             queue.release(index)
         }
-        if decoder.inUtterance { end(at: Double(next) / 16000) }
+        utterances.finish()
     }
 }

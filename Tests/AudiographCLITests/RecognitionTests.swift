@@ -95,6 +95,41 @@ import Testing
         }
     }
 
+    /// A pause longer than the vad's hangover but inside the end-of-speech window: the
+    /// decoder closes its utterance in the pause (so the final is ready when the window
+    /// elapses) and decodes the resumed speech as a second part of the same utterance.
+    @Test func aPauseInsideTheWindowStaysOneUtteranceDecodedInParts() throws {
+        let phrases = ["go forward ten meters", "find japanese restaurants nearby"]
+        let parts = phrases.compactMap { Flite.speech($0) }
+        guard parts.count == 2 else { return }
+        let first = try WAVFixture.read(parts[0]), second = try WAVFixture.read(parts[1])
+        let pause = Array(repeating: Int32(0), count: first.rate * 8 / 10)  // 0.8 s < long mode's 1.2 s
+        let lead = Array(repeating: Int32(0), count: first.rate / 2)
+        let joined = CLI.tempDir().appendingPathComponent("paused.wav")
+        try WAVFixture.write(joined, rate: first.rate, channels: 1, bits: 16,
+                             samples: lead + first.samples + pause + second.samples + lead + lead)
+        let r = try CLI.run(["run", "graphs/dictation.json", "--source", joined.path, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = json(r)
+        #expect(events.filter { $0["type"] as? String == "speech-end" }.count == 2, "the vad hears the pause")
+        let f = finals(r)
+        try #require(f.count == 1, "\(f.map { $0["text"] ?? "" })")
+        let text = f[0]["text"] as? String ?? ""
+        #expect(wordErrors(text, (phrases[0] + " " + phrases[1]).split(separator: " ").map(String.init)) <= 1, "\(text)")
+        // Words of both parts in order, the second part's after the pause.
+        let words = f[0]["words"] as? [[String: Any]] ?? []
+        let starts = words.compactMap { $0["start"] as? Double }
+        #expect(starts == starts.sorted())
+        let pauseEnd = Double(lead.count + first.samples.count + pause.count) / Double(first.rate)
+        let find = words.first { $0["word"] as? String == "find" }?["start"] as? Double ?? 0
+        #expect(abs(find - pauseEnd) < 0.3, "find at \(find), speech resumed at \(pauseEnd)")
+        // Partials of the second part carry the first part's text; alternatives too.
+        let lastPartial = events.last { $0["type"] as? String == "partial" }?["text"] as? String ?? ""
+        #expect(lastPartial.hasPrefix("go forward") && lastPartial.contains("restaurants"), "\(lastPartial)")
+        let alternatives = f[0]["alternatives"] as? [[String: Any]] ?? []
+        #expect(!alternatives.isEmpty && alternatives.allSatisfy { ($0["text"] as? String ?? "").hasPrefix("go forward") })
+    }
+
     @Test func keyphraseIsSpotted() throws {
         guard let wav = Flite.speech("hello computer") else { return }
         let r = try CLI.run(["run", "graphs/wakeword.json", "--source", wav.path, "--json"])

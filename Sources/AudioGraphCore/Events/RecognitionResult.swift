@@ -49,4 +49,19 @@ public struct RecognitionResult: Sendable, Equatable {
         self.alternatives = alternatives
         self.words = words
     }
+
+    /// One result from the results of consecutive parts of an utterance (decoded apart):
+    /// texts and words in order, the joint confidence, and the last part's alternatives
+    /// after the earlier parts' best text.
+    public init(joining parts: [RecognitionResult], start: Double, end: Double) {
+        let earlier = parts.dropLast()
+        let prefix = earlier.map(\.text).filter { !$0.isEmpty }
+        func joined(_ last: String) -> String { (prefix + [last]).filter { !$0.isEmpty }.joined(separator: " ") }
+        let prefixScore = earlier.reduce(0) { $0 + ($1.alternatives.first?.score ?? 0) }
+        let last = parts.last
+        self.init(utterance: last?.utterance ?? 0, text: joined(last?.text ?? ""), start: start, end: end,
+                  confidence: parts.reduce(1.0) { $0 * $1.confidence },
+                  alternatives: (last?.alternatives ?? []).map { .init(text: joined($0.text), score: prefixScore + $0.score) },
+                  words: parts.flatMap(\.words))
+    }
 }
