@@ -204,7 +204,8 @@ public final class Recognizer: AudioNode {
     private func decode(_ queue: BlockQueue, _ decoder: PocketSphinxDecoder) {
         let settings = UtteranceDecoder.Settings(
             nodeId: nodeId, segmentation: segmentation, finalPass: finalPass, partialFrames: partialFrames,
-            alternatives: alternatives, cmnLookahead: cmnLookahead)
+            alternatives: alternatives, cmnLookahead: cmnLookahead,
+            decodesInParts: finalPass == .live && { if case .languageModel = search { true } else { false } }())
         let utterances = UtteranceDecoder(
             settings: settings, decoder: decoder, blockCapacity: queue.blocks[0].frameCapacity,
             emit: { [results, eventsReady] e in

@@ -4,11 +4,11 @@ import CPocketSphinx
 /// The recognizer's decoding thread: turns 16 kHz blocks, and the boundary markers that
 /// travel with them, into PocketSphinx utterances, partial results and final results.
 ///
-/// With a live final pass, an utterance as the session reports it may be decoded in parts:
-/// inside an utterance, each `speech-end` closes the decoder's utterance after
-/// ``trailingSeconds`` of the silence that follows, and speech that resumes before the
-/// end-of-speech window has elapsed opens the next part (cepstral mean carried over) whose
-/// result is appended. So the decoder's final pass runs while the window elapses rather than
+/// With a language model and a live final pass, an utterance as the session reports it may
+/// be decoded in parts: inside an utterance, each `speech-end` closes the decoder's
+/// utterance after ``trailingSeconds`` of the silence that follows, and speech that resumes
+/// before the end-of-speech window has elapsed opens the next part (cepstral mean carried
+/// over) whose result is appended. So the decoder's final pass runs while the window elapses rather than
 /// after it, and the window's silence is never decoded. Measured on the corpus with 2 s of
 /// silence after each file, `--realtime`: final after `utterance-end` p50 225 -> 0 ms, p90
 /// 1000 -> 35 ms; WER 25.3 % either way; CPU 5 % lower.
@@ -25,6 +25,9 @@ final class UtteranceDecoder {
         var alternatives: Int
         /// Seconds of the first utterance held back to measure its cepstral mean.
         var cmnLookahead: Double
+        /// Whether utterances may be decoded in parts: a language model's search, with a live
+        /// final pass (a grammar wants the whole sentence in one search).
+        var decodesInParts: Bool
     }
 
     /// How much of the previous utterances' cepstral mean a new utterance starts from
@@ -123,7 +126,7 @@ final class UtteranceDecoder {
                     closingIn = nil  // speech resumed within the trailing silence
                 }
             case (.speechEnd, .endOfSpeech):
-                if open && decoder.inUtterance && !wholePass { closingIn = Int(Self.trailingSeconds * 16000) }
+                if open && decoder.inUtterance && settings.decodesInParts { closingIn = Int(Self.trailingSeconds * 16000) }
             case (.speechEnd, .speech), (.utteranceEnd, .endOfSpeech):
                 if open { end(at: m.t) }
             default: break

@@ -130,6 +130,21 @@ import Testing
         #expect(!alternatives.isEmpty && alternatives.allSatisfy { ($0["text"] as? String ?? "").hasPrefix("go forward") })
     }
 
+    /// A grammar wants the whole sentence in one search: a pause inside a command does not
+    /// split its decoding, even with a live final pass.
+    @Test func aPauseInsideACommandKeepsTheGrammarSentenceWhole() throws {
+        guard let head = Flite.speech("find japanese restaurants"), let tail = Flite.speech("nearby") else { return }
+        let a = try WAVFixture.read(head), b = try WAVFixture.read(tail)
+        let pause = Array(repeating: Int32(0), count: a.rate * 8 / 10), lead = Array(repeating: Int32(0), count: a.rate / 2)
+        let joined = CLI.tempDir().appendingPathComponent("command-paused.wav")
+        try WAVFixture.write(joined, rate: a.rate, channels: 1, bits: 16, samples: lead + a.samples + pause + b.samples + lead)
+        let r = try CLI.run(["run", "graphs/command.json", "--source", joined.path, "--json",
+                             "--set", "asr.final=live", "--set", "eos.silence=1.2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let f = finals(r).compactMap { $0["text"] as? String }
+        #expect(f.count == 1 && f[0].hasPrefix("find") && f[0].hasSuffix("japanese restaurants nearby"), "\(f)")
+    }
+
     @Test func keyphraseIsSpotted() throws {
         guard let wav = Flite.speech("hello computer") else { return }
         let r = try CLI.run(["run", "graphs/wakeword.json", "--source", wav.path, "--json"])
