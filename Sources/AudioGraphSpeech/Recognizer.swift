@@ -111,7 +111,8 @@ public final class Recognizer: AudioNode {
     public func open() throws(EngineError) {
         guard decoder == nil else { return }
         do throws(EngineError) {
-            let d = try PocketSphinxDecoder(hmm: hmm, dict: dict, search: search, limits: limits)
+            let d = try PocketSphinxDecoder(hmm: hmm, dict: dict, search: search, limits: limits,
+                                            dropsSilence: finalPass == .utterance)
             if case .keyphrase(let phrase, _) = search, let word = d.firstUnknownWord(in: phrase) {
                 throw EngineError(.model, "\"\(word)\" is not in the dictionary \(dict)",
                                   suggestion: "spell the keyphrase with dictionary words")

@@ -221,7 +221,8 @@ final class UtteranceDecoder {
     /// utterance's part is open.
     private func feed(_ x: UnsafeMutablePointer<Float>, _ n: Int) {
         for i in 0..<n {
-            let v = Int16(max(-32768, min(32767, (x[i] * 32768).rounded())))
+            var v = Int16(max(-32768, min(32767, (x[i] * 32768).rounded())))
+            if v == 0 && !wholePass { v = Self.faintNoise(next + Int64(i)) }
             scratch[i] = v
             preroll[Int((next + Int64(i)) % Int64(preroll.count))] = v
         }
@@ -233,6 +234,16 @@ final class UtteranceDecoder {
         if m < left { closingIn = left - m; return }
         let partEnd = next - Int64(n - m)  // the part ends exactly after its trailing silence
         closePart(at: Double(partEnd) / 16000, endingAt: partEnd)
+    }
+
+    /// Digital silence (exact zeros: a file's padding, a muted input) gives the decoder's
+    /// front end log energies of minus infinity, which it handles badly once its own silence
+    /// removal is off, as for a live final pass ("go forward" after zeros came out "go for");
+    /// such samples become a faint, fixed pseudo-random +-1 (real input, never exactly zero
+    /// for long, is untouched). The whole-utterance pass keeps PocketSphinx's silence removal
+    /// and its zeros (24.4 % corpus WER; 25.3 % with this noise).
+    static func faintNoise(_ index: Int64) -> Int16 {
+        (UInt64(bitPattern: index) &* 0x9E37_79B9_7F4A_7C15) >> 63 == 0 ? 1 : -1
     }
 
     private func releaseHeld() {

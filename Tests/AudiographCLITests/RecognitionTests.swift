@@ -145,6 +145,31 @@ import Testing
         #expect(f.count == 1 && f[0].hasPrefix("find") && f[0].hasSuffix("japanese restaurants nearby"), "\(f)")
     }
 
+    /// Each utterance's first word starts where its speech starts (PocketSphinx's own
+    /// silence removal, when on, leaves frames out of its count and shifted words by up to 2 s).
+    @Test func firstWordsStartWithTheirSpeech() throws {
+        let phrases = ["go forward ten meters", "find japanese restaurants nearby", "turn left at the corner"]
+        let parts = phrases.compactMap { Flite.speech($0) }
+        guard parts.count == 3 else { return }
+        var samples: [Int32] = [], onsets: [Double] = []
+        for (i, part) in parts.enumerated() {
+            let w = try WAVFixture.read(part)
+            samples += Array(repeating: 0, count: w.rate * (i == 0 ? 1 : 2) / 10)  // little silence before the first
+            let loud = w.samples.firstIndex { abs($0) > 1000 } ?? 0
+            onsets.append(Double(samples.count + loud) / Double(w.rate))
+            samples += w.samples + Array(repeating: 0, count: 2 * w.rate)
+        }
+        let joined = CLI.tempDir().appendingPathComponent("onsets.wav")
+        try WAVFixture.write(joined, rate: 16000, channels: 1, bits: 16, samples: samples)
+        let r = try CLI.run(["run", "graphs/dictation.json", "--source", joined.path, "--json"])
+        let f = finals(r)
+        try #require(f.count == 3, "\(f.map { $0["text"] ?? "" })")
+        for (u, onset) in zip(f, onsets) {
+            let first = (u["words"] as? [[String: Any]])?.first?["start"] as? Double ?? -1
+            #expect(abs(first - onset) < 0.15, "first word at \(first), speech from \(onset)")
+        }
+    }
+
     @Test func keyphraseIsSpotted() throws {
         guard let wav = Flite.speech("hello computer") else { return }
         let r = try CLI.run(["run", "graphs/wakeword.json", "--source", wav.path, "--json"])
