@@ -140,8 +140,6 @@ func benchResample() async throws {
     }
 }
 
-/// The VAD on every WAV of a folder: speech regions found, share of speech, CPU per second
-/// of audio (the render thread's time, start-up excluded). Labels are not needed.
 /// User + system CPU seconds this process has used so far.
 func cpuSeconds() -> Double {
     var u = rusage()
@@ -149,6 +147,8 @@ func cpuSeconds() -> Double {
     return Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) / 1e6 + Double(u.ru_stime.tv_sec) + Double(u.ru_stime.tv_usec) / 1e6
 }
 
+/// The VAD on every WAV of a folder: speech regions found, share of speech, CPU per second
+/// of audio (the render thread's time, start-up excluded). Labels are not needed.
 func benchVAD(_ folder: String) async throws {
     let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".wav") }.sorted()
     print("## audiograph vad on \(folder)")
