@@ -25,6 +25,8 @@ final class PocketSphinxDecoder {
     private let config: OpaquePointer
     private let logmath: OpaquePointer
     private(set) var inUtterance = false
+    /// Whether PocketSphinx's own silence removal is on (see `init`).
+    let dropsSilence: Bool
     /// Frame of the first utterance's first segment (see `result`).
     private var firstSegmentFrame: Int32?
 
@@ -37,6 +39,7 @@ final class PocketSphinxDecoder {
     /// corpus, words came up to 1.9 s late).
     init(hmm: String, dict: String, search: Search, limits: Limits, dropsSilence: Bool) throws(EngineError) {
         ag_ps_capture_log()
+        self.dropsSilence = dropsSilence
         var args = ["audiograph", "-hmm", hmm, "-dict", dict, "-logfn", "/dev/null", "-bestpath", "yes",
                     "-maxhmmpf", String(limits.hmms), "-maxwpf", String(limits.wordExits),
                     "-remove_silence", dropsSilence ? "yes" : "no"]
@@ -152,8 +155,8 @@ final class PocketSphinxDecoder {
         let confidence = min(1, max(0, logmath_exp(logmath, ps_get_prob(decoder))))
         var words: [RecognitionResult.Word] = []
         var seg = ps_seg_iter(decoder)
-        // This PocketSphinx numbers segment frames from its first utterance onwards (with gaps),
-        // not from the utterance's start. The utterance's first segment (<s>) starts the same
+        // This PocketSphinx numbers segment frames over the whole stream (`ps_start_stream`),
+        // not from the utterance's start, and with `-remove_silence` leaves dropped frames out. The utterance's first segment (<s>) starts the same
         // few frames into every utterance, as measured on the first one (whose numbers are
         // right): that maps later utterances' frames back onto their own start.
         var offset: Int32?

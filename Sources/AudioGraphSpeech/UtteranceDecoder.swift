@@ -74,6 +74,8 @@ final class UtteranceDecoder {
     // it ends; the live pass then only serves partial results (and is skipped when there
     // are none).
     private let wholePass: Bool
+    /// Exact zeros become `faintNoise` when the decoder's own silence removal is off.
+    private let fillsDigitalSilence: Bool
     private let livePass: Bool
     private var batch: [Int16] = []
 
@@ -100,6 +102,7 @@ final class UtteranceDecoder {
         scratch = .allocate(capacity: max(capacity, prerollLength))
         preroll = [Int16](repeating: 0, count: prerollLength)
         wholePass = settings.finalPass == .utterance
+        fillsDigitalSilence = !decoder.dropsSilence
         livePass = !wholePass || settings.partialFrames > 0
         seedFrames = wholePass ? 0 : Int(settings.cmnLookahead * 16000)
         held.reserveCapacity(Int((Self.prerollSeconds + settings.cmnLookahead) * 16000) + capacity)
@@ -176,6 +179,7 @@ final class UtteranceDecoder {
         while k < next {
             let n = Int(min(next - k, Int64(capacity)))
             for i in 0..<n { scratch[i] = preroll[Int((k + Int64(i)) % Int64(preroll.count))] }
+            // Not `consume`: no partial is due yet, and a carried-over mean does not take in the lead-in.
             if wholePass { batch.append(contentsOf: UnsafeBufferPointer(start: scratch, count: n)) }
             if seeding {
                 held.append(contentsOf: UnsafeBufferPointer(start: scratch, count: n))
@@ -222,7 +226,7 @@ final class UtteranceDecoder {
     private func feed(_ x: UnsafeMutablePointer<Float>, _ n: Int) {
         for i in 0..<n {
             var v = Int16(max(-32768, min(32767, (x[i] * 32768).rounded())))
-            if v == 0 && !wholePass { v = Self.faintNoise(next + Int64(i)) }
+            if v == 0 && fillsDigitalSilence { v = Self.faintNoise(next + Int64(i)) }
             scratch[i] = v
             preroll[Int((next + Int64(i)) % Int64(preroll.count))] = v
         }
@@ -232,13 +236,13 @@ final class UtteranceDecoder {
         let m = min(n, left)
         consume(scratch, m)
         if m < left { closingIn = left - m; return }
-        let partEnd = next - Int64(n - m)  // the part ends exactly after its trailing silence
-        closePart(at: Double(partEnd) / 16000, endingAt: partEnd)
+        let end = next - Int64(n - m)  // the part ends exactly after its trailing silence
+        closePart(at: Double(end) / 16000, endingAt: end)
     }
 
     /// Digital silence (exact zeros: a file's padding, a muted input) gives the decoder's
     /// front end log energies of minus infinity, which it handles badly once its own silence
-    /// removal is off, as for a live final pass ("go forward" after zeros came out "go for");
+    /// removal is off, as for a live final pass ("go forward" after zeros came out "go for"):
     /// such samples become a faint, fixed pseudo-random +-1 (real input, never exactly zero
     /// for long, is untouched). The whole-utterance pass keeps PocketSphinx's silence removal
     /// and its zeros (24.4 % corpus WER; 25.3 % with this noise).
