@@ -10,7 +10,7 @@ import Synchronization
 /// graph wait (nothing lost); with live input blocks are dropped and counted. Results reach
 /// the event stream through `takeEvents` on the delivery thread.
 ///
-///     render thread ──► BlockQueue (64 blocks) ──► decoding thread ──► results ──► delivery thread
+///     render thread ──► BlockQueue (256 blocks) ──► decoding thread ──► results ──► delivery thread
 public final class Recognizer: AudioNode {
     public static let descriptor = NodeDescriptor(
         type: "recognizer",

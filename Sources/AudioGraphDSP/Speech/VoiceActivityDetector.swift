@@ -207,7 +207,8 @@ public final class VoiceActivityDetector: AudioNode {
             // before it fades; babble that goes on longer gets no slack. (No gate at all in
             // that time moved eos_peers.py's quiet p50 585 -> 641 ms for the same early cuts.)
             if m.level >= loudLevel - background { lastLoudFrame = framesDone }
-            let below = (loudLevel - background - (framesDone - lastLoudFrame <= 25 ? 8 : 0)) - m.level
+            let slack: Float = framesDone - lastLoudFrame <= 25 ? 8 : 0
+            let below = (loudLevel - background - slack) - m.level
             if below > 0 { evidence *= max(0, 1 - below / 6) }
         }
         // Evidence floor: a running 20 % quantile of the evidence itself. Stationary noise
