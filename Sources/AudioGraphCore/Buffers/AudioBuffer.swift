@@ -23,8 +23,9 @@ public final class AudioBuffer {
     public private(set) var markerCount = 0
 
     /// Most markers one block carries; more are dropped (a block is at most a few
-    /// hundred milliseconds, and detectors decide at most a few times a second).
-    public static let markerCapacity = 8
+    /// hundred milliseconds; detectors decide at most a few times a second, and the vad's
+    /// hints, at most one per two 10 ms frames, leave room for its decisions).
+    public static let markerCapacity = 16
 
     /// Allocates a silent buffer. Not real-time: call while preparing.
     public init(format: StreamFormat, frameCapacity: Int) {

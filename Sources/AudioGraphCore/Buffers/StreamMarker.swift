@@ -14,6 +14,12 @@ public struct StreamMarker: Sendable, BitwiseCopyable, Equatable {
         case speechEnd
         /// The utterance numbered `utterance` ended at `t` (end-of-speech detector).
         case utteranceEnd
+        /// Sound that may be the start of speech began at `t`; the vad confirms it
+        /// (`speechStart`) or drops it (`speechDropped`) by `resolvesBy` at the latest.
+        /// A hint for end-of-speech, which holds an utterance open meanwhile.
+        case speechPossible
+        /// The sound announced by the last `speechPossible` was not speech.
+        case speechDropped
     }
 
     public var kind: Kind
@@ -23,11 +29,14 @@ public struct StreamMarker: Sendable, BitwiseCopyable, Equatable {
     public var decided: Double
     /// Utterance number for `utteranceEnd`.
     public var utterance: Int32
+    /// For `speechPossible`: stream time by which the vad will have decided.
+    public var resolvesBy: Double
 
-    public init(_ kind: Kind, t: Double, decided: Double, utterance: Int32 = 0) {
+    public init(_ kind: Kind, t: Double, decided: Double, utterance: Int32 = 0, resolvesBy: Double = 0) {
         self.kind = kind
         self.t = t
         self.decided = decided
         self.utterance = utterance
+        self.resolvesBy = resolvesBy
     }
 }

@@ -5,7 +5,8 @@ import AudioGraphCore
 ///
 /// An utterance starts at the first `speech-start` and ends `silence` seconds after a
 /// `speech-end` with no new speech in between, so a pause shorter than the window never
-/// splits it (the decision waits a further ``onsetGrace`` for the vad to confirm an onset).
+/// splits it: when the window elapses while the vad still weighs sound that began inside
+/// it (its `speechPossible` hint), the decision waits for the vad's verdict.
 /// The `utterance-end` event is back-dated to the end of speech (`t`) and says when the
 /// window elapsed (`decided`); a marker carries it to the recognizer, ahead of any marker
 /// decided after it. Audio passes through unchanged.
@@ -27,10 +28,9 @@ public final class EndOfSpeechDetector: AudioNode {
         make: { p throws(GraphError) in EndOfSpeechDetector(p) })
 
     let silence: Double?
-    /// The vad confirms an onset (`min-speech` and its frame) about 0.1 s after its `t`:
-    /// the window waits that much longer, so speech that resumed inside the window but is
-    /// not yet confirmed still continues the utterance (a shorter pause never splits it).
-    static let onsetGrace = 0.1
+    /// The vad announces sound at the end of the 20-32 ms frame it is first heard in, up to
+    /// 0.03 s after the `t` it gives it: the window waits that long for the announcement.
+    static let announceLag = 0.03
     /// How long past `max-duration` an utterance may run waiting for a pause.
     static let hardLimitExtra = 10.0
     let noSpeechTimeout: Double
@@ -42,6 +42,8 @@ public final class EndOfSpeechDetector: AudioNode {
     private var speaking = false
     private var utteranceStart = 0.0
     private var lastSpeechEnd = 0.0
+    /// Until when possible speech that began inside the window holds the utterance open.
+    private var heldUntil = 0.0
     private var heardSpeech = false
     private var timedOut = false
 
@@ -70,6 +72,7 @@ public final class EndOfSpeechDetector: AudioNode {
         speaking = false
         heardSpeech = false
         timedOut = false
+        heldUntil = 0
     }
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
@@ -90,7 +93,7 @@ public final class EndOfSpeechDetector: AudioNode {
             switch m.kind {
             case .speechStart:
                 if inUtterance && !speaking, let silence, m.t - lastSpeechEnd >= silence {
-                    // The pause was longer than the window; the start came within the grace.
+                    // The pause was longer than the window; the start came while possible speech held it.
                     close(&io, output, t: lastSpeechEnd, decided: m.decided)
                 }
                 speaking = true
@@ -103,9 +106,16 @@ public final class EndOfSpeechDetector: AudioNode {
             case .speechEnd:
                 speaking = false
                 lastSpeechEnd = m.t
+                heldUntil = 0
                 if inUtterance && maxDuration > 0 && m.t - utteranceStart >= maxDuration {
                     close(&io, output, t: m.t, decided: m.decided)  // long enough: the first pause ends it
                 }
+            case .speechPossible:
+                if inUtterance && !speaking, let silence, m.t < lastSpeechEnd + silence {
+                    heldUntil = max(heldUntil, m.resolvesBy)
+                }
+            case .speechDropped:
+                heldUntil = min(heldUntil, m.decided)
             case .utteranceEnd:
                 break
             }
@@ -133,10 +143,11 @@ public final class EndOfSpeechDetector: AudioNode {
         return .ok
     }
 
-    /// When the silence window (and its grace) closes the open utterance, if it is in a pause.
+    /// When the silence window closes the open utterance, if it is in a pause: at its end,
+    /// or once the vad has ruled on possible speech that began inside it.
     private var silenceCloses: Double? {
         guard inUtterance && !speaking, let silence else { return nil }
-        return lastSpeechEnd + silence + Self.onsetGrace
+        return max(lastSpeechEnd + silence + Self.announceLag, heldUntil)
     }
 
     private func close(_ io: inout ProcessIO, _ output: AudioBuffer, t: Double, decided: Double) {

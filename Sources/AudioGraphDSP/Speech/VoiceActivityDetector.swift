@@ -13,10 +13,13 @@ import Foundation
 /// do not), and end only after `hangover` of non-speech.
 ///
 /// `speech-start` and `speech-end` carry `t`, the true onset/offset (back-dated to the first
-/// / last speech frame), and `decided`, the stream time when the detector knew. They go to
-/// the event stream and, as markers on the audio, to the nodes downstream (the recognizer
-/// keeps a pre-roll so it decodes from `t`). Output bus 1 carries the per-frame speech
-/// probability as a 100 Hz signal for taps; `probabilities` also reports it as events.
+/// speech frame or the weak frames leading into it; the offset includes the word's decaying
+/// tail), and `decided`, the stream time when the detector knew. They go to the event
+/// stream and, as markers on the audio, to the nodes downstream (the recognizer keeps a
+/// pre-roll so it decodes from `t`). Runs of weak frames outside speech also go downstream
+/// as `speechPossible` / `speechDropped` hints (end-of-speech waits for their outcome).
+/// Output bus 1 carries the per-frame speech probability as a 100 Hz signal for taps;
+/// `probabilities` also reports it as events.
 public final class VoiceActivityDetector: AudioNode {
     public static let descriptor = NodeDescriptor(
         type: "vad",
@@ -35,13 +38,17 @@ public final class VoiceActivityDetector: AudioNode {
             ParameterSpec("probabilities", .bool, default: false, help: "report the per-frame speech probability as events"),
         ],
         outputs: 2,
-        markers: [.speechStart, .speechEnd],
+        markers: [.speechStart, .speechEnd, .speechPossible, .speechDropped],
         make: { p throws(GraphError) in VoiceActivityDetector(p) })
 
     static let probabilityKind = NodeEvent.Kind(rawValue: 1001)
     static let hop = 0.01
     /// 4-8 kHz power over its noise (6 dB) that lets a frame lead into an onset.
     static let fricativeRatio: Float = 4
+    /// Most frames an onset is back-dated over the weaker frames that lead into it.
+    static let leadInFrames: Int64 = 20
+    /// Most frames a word's decaying tail may extend the offset past the last speech frame.
+    static let tailFrames: Int64 = 15
 
     let sensitivity: Double
     let frameSeconds: Double
@@ -66,6 +73,8 @@ public final class VoiceActivityDetector: AudioNode {
     private var runStart: Int64 = 0
     private var lastSpeechFrame: Int64 = 0
     private var lastRawSpeechFrame: Int64 = 0
+    private var possibleSpeech = false       // a `speechPossible` hint awaits its outcome
+    private var lastTailFrame: Int64 = 0     // end of the sound that trails the last speech frame
     private var weakRunStart: Int64 = 0      // first frame of the current run of weak speech evidence
     private var lastWeakFrame: Int64 = 0
     private var lastLoudFrame: Int64 = -1000
@@ -122,6 +131,8 @@ public final class VoiceActivityDetector: AudioNode {
         run = 0
         lastSpeechFrame = 0
         lastRawSpeechFrame = 0
+        lastTailFrame = 0
+        possibleSpeech = false
     }
 
     /// Stream time (s) of the end of frame `n` (frames end on hop boundaries).
@@ -171,7 +182,7 @@ public final class VoiceActivityDetector: AudioNode {
         probs.frameLength = probCount
         if io.inputsEnded && speaking {
             speaking = false
-            let t = frameEnd(lastRawSpeechFrame), now = Double(totalSamples) / rate
+            let t = frameEnd(lastTailFrame), now = Double(totalSamples) / rate
             io.emit(NodeEvent(.speechEnd, t: t, decided: now))
             output.addMarker(StreamMarker(.speechEnd, t: t, decided: now))
         }
@@ -196,6 +207,7 @@ public final class VoiceActivityDetector: AudioNode {
         let llr = log1p(max(m.llr, 0))
         var evidence = llr + 1.0 * max(0, m.harmonicity - 0.3) * min(1, llr)
         if m.level < -70 { evidence = min(evidence, 0) }
+        let signal = evidence  // before the background gate: is there sound above the noise?
         // Background gate: the loud end of the recent level distribution (its ~98th
         // percentile: up 1 dB a frame, down 1.5 dB/s) is the talker; frames `background`
         // dB or more below it fade out of the evidence over 6 dB (babble 20 dB below the
@@ -223,11 +235,28 @@ public final class VoiceActivityDetector: AudioNode {
         if reportProbabilities {
             io.emit(NodeEvent(Self.probabilityKind, t: frameEnd(framesDone), values: (Double(probability), 0, 0, 0)))
         }
-        if evidence >= offThreshold { lastRawSpeechFrame = framesDone }
+        // A word's tail: after the last frame with speech evidence, the sound that stays
+        // above the noise without a break, though the background gate has faded it out (a
+        // vowel dying away 20-40 dB under the talker's loud level; eos_peers.py: the one
+        // early cut in quiet came from an offset 0.13 s before such a tail ended).
+        if evidence >= offThreshold {
+            lastRawSpeechFrame = framesDone
+            lastTailFrame = framesDone
+        } else if signal >= offThreshold && lastTailFrame == framesDone - 1 && framesDone - lastRawSpeechFrame <= Self.tailFrames {
+            lastTailFrame = framesDone
+        }
         // Frames that may lead into an onset: some speech evidence, or a fricative's hiss.
+        // Outside speech, a run of them is announced to end-of-speech as possible speech
+        // (a soft "th" or "f" can precede its confirmed onset by 0.2 s).
         if evidence >= offThreshold || m.high > Self.fricativeRatio {
-            if lastWeakFrame != framesDone - 1 { weakRunStart = framesDone }
+            if lastWeakFrame != framesDone - 1 {
+                weakRunStart = framesDone
+                if !speaking { announcePossibleSpeech(output, now: now) }
+            }
             lastWeakFrame = framesDone
+        } else if possibleSpeech {
+            possibleSpeech = false
+            addHint(output, StreamMarker(.speechDropped, t: frameEnd(framesDone), decided: now))
         }
         if !speaking {
             // Onset: raw evidence above the threshold for min-speech in a row (a click's
@@ -237,12 +266,13 @@ public final class VoiceActivityDetector: AudioNode {
                 run += 1
                 if run >= minSpeechFrames {
                     speaking = true
+                    possibleSpeech = false
                     run = 0
                     lastSpeechFrame = framesDone
                     // Back-dated over the weaker frames that lead into it (a soft /θ/ or /f/
                     // before the vowel), at most 0.2 s.
-                    let first = max(min(weakRunStart, runStart), runStart - 20)
-                    let t = max(0, frameEnd(first) - frameSeconds + Self.hop / 2)
+                    let first = max(min(weakRunStart, runStart), runStart - Self.leadInFrames)
+                    let t = onsetTime(first)
                     io.emit(NodeEvent(.speechStart, t: t, decided: now))
                     output.addMarker(StreamMarker(.speechStart, t: t, decided: now))
                 }
@@ -258,15 +288,31 @@ public final class VoiceActivityDetector: AudioNode {
                 if run >= hangoverFrames {
                     speaking = false
                     run = 0
-                    // Speech ended with the last frame that had speech evidence (its end: frame
-                    // centres measured offsets 25-70 ms early on the peer harness).
-                    let t = frameEnd(lastRawSpeechFrame)
+                    // Speech ended with the end of its tail (frame ends, not centres: centres
+                    // measured offsets 25-70 ms early on the peer harness).
+                    let t = frameEnd(lastTailFrame)
                     io.emit(NodeEvent(.speechEnd, t: t, decided: now))
                     output.addMarker(StreamMarker(.speechEnd, t: t, decided: now))
                 }
             }
         }
         return probability
+    }
+
+    /// Stream time of an onset first heard in frame `n` (its centre, within its first hop).
+    private func onsetTime(_ n: Int64) -> Double { max(0, frameEnd(n) - frameSeconds + Self.hop / 2) }
+
+    /// Marks a run of weak evidence that may lead into an onset: it is confirmed or
+    /// dropped once its lead-in and `min-speech` have passed.
+    private func announcePossibleSpeech(_ output: AudioBuffer, now: Double) {
+        possibleSpeech = true
+        let by = frameEnd(weakRunStart + Self.leadInFrames + Int64(minSpeechFrames))
+        addHint(output, StreamMarker(.speechPossible, t: onsetTime(weakRunStart), decided: now, resolvesBy: by))
+    }
+
+    /// Adds a hint marker if the block keeps room for decisions after it.
+    private func addHint(_ output: AudioBuffer, _ m: StreamMarker) {
+        if output.markerCount < AudioBuffer.markerCapacity - 2 { output.addMarker(m) }
     }
 
     public func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
