@@ -31,7 +31,7 @@ public final class Recognizer: AudioNode {
             ParameterSpec("cmn-lookahead", .number(0...3), default: 0.1, unit: "s",
                           help: "with final=live: audio of the session's first utterance held back to measure its cepstral mean before decoding starts (the mean then follows the speech and carries over to later utterances); 0: PocketSphinx's running mean"),
             ParameterSpec("max-hmms", .integer(100...100000), default: 4000,
-                          help: "most HMMs the search keeps active per frame (PocketSphinx -maxhmmpf, default 30000): the cap bounds the decoder's cost where speech begins and every word may start (8000: 30 % more CPU, first partials 0.1 s later, same corpus WER within 0.4 points)"),
+                          help: "most HMMs the search keeps active per frame (PocketSphinx -maxhmmpf, default 30000): the cap bounds the decoder's cost where speech begins and every word may start (8000: 35-40 % more CPU, first partials 0.1 s later, corpus WER within 0.4 points)"),
             ParameterSpec("max-word-exits", .integer(1...1000), default: 10,
                           help: "most distinct words that may end per frame (PocketSphinx -maxwpf)"),
             ParameterSpec("continuous", .bool, default: true,

@@ -39,7 +39,7 @@ final class UtteranceDecoder {
     /// wants some silence first. The whole-utterance pass, which measures its cepstral mean
     /// over the utterance, wants 0.3 s (corpus WER 24.0 %; 27.9 % with 0.15 s). The live pass,
     /// normalised by the carried-over mean, does best with 0.2 s (24.0 %; 0.1 s 24.7 %,
-    /// 0.3 s 25.3 %), and the shorter lead-in is less to catch up on before the first partial.
+    /// 0.3 s 25.3 %; first-partial latency the same with either).
     static let wholeLeadIn = 0.3
     static let liveLeadIn = 0.2
     /// Silence decoded after a `speech-end` (on top of the vad's hangover) before the part
@@ -78,6 +78,8 @@ final class UtteranceDecoder {
     // it ends; the live pass then only serves partial results (and is skipped when there
     // are none).
     private let wholePass: Bool
+    /// Seconds decoded from before each onset (`wholeLeadIn` or `liveLeadIn`).
+    private let leadIn: Double
     /// Exact zeros become `faintNoise` when the decoder's own silence removal is off.
     private let fillsDigitalSilence: Bool
     private let livePass: Bool
@@ -106,6 +108,7 @@ final class UtteranceDecoder {
         scratch = .allocate(capacity: max(capacity, prerollLength))
         preroll = [Int16](repeating: 0, count: prerollLength)
         wholePass = settings.finalPass == .utterance
+        leadIn = wholePass ? Self.wholeLeadIn : Self.liveLeadIn
         fillsDigitalSilence = !decoder.dropsSilence
         livePass = !wholePass || settings.partialFrames > 0
         seedFrames = wholePass ? 0 : Int(settings.cmnLookahead * 16000)
@@ -177,7 +180,7 @@ final class UtteranceDecoder {
             decoder.continueCepstralMean(keepingFrames: Self.carriedMeanFrames)
             decoder.applyCepstralMean()
         }
-        let from = max(next - Int64(preroll.count), Int64(((t - (wholePass ? Self.wholeLeadIn : Self.liveLeadIn)) * 16000).rounded()), first, 0)
+        let from = max(next - Int64(preroll.count), Int64(((t - leadIn) * 16000).rounded()), first, 0)
         feedStart = Double(from) / 16000
         var k = from
         while k < next {
