@@ -71,7 +71,6 @@ public final class VoiceActivityDetector: AudioNode {
     private var speaking = false
     private var run = 0                  // consecutive frames on the other side of the threshold
     private var runStart: Int64 = 0
-    private var lastSpeechFrame: Int64 = 0
     private var lastRawSpeechFrame: Int64 = 0
     private var possibleSpeech = false       // a `speechPossible` hint awaits its outcome
     private var lastTailFrame: Int64 = 0     // end of the sound that trails the last speech frame
@@ -129,7 +128,6 @@ public final class VoiceActivityDetector: AudioNode {
         loudLevel = -100
         speaking = false
         run = 0
-        lastSpeechFrame = 0
         lastRawSpeechFrame = 0
         lastTailFrame = 0
         possibleSpeech = false
@@ -268,7 +266,6 @@ public final class VoiceActivityDetector: AudioNode {
                     speaking = true
                     possibleSpeech = false
                     run = 0
-                    lastSpeechFrame = framesDone
                     // Back-dated over the weaker frames that lead into it (a soft /θ/ or /f/
                     // before the vowel), at most 0.2 s.
                     let first = max(min(weakRunStart, runStart), runStart - Self.leadInFrames)
@@ -281,7 +278,6 @@ public final class VoiceActivityDetector: AudioNode {
             }
         } else {
             if score >= offThreshold {
-                lastSpeechFrame = framesDone
                 run = 0
             } else {
                 run += 1
