@@ -156,9 +156,10 @@ final class PocketSphinxDecoder {
         var words: [RecognitionResult.Word] = []
         var seg = ps_seg_iter(decoder)
         // This PocketSphinx numbers segment frames over the whole stream (`ps_start_stream`),
-        // not from the utterance's start, and with `-remove_silence` leaves dropped frames out. The utterance's first segment (<s>) starts the same
-        // few frames into every utterance, as measured on the first one (whose numbers are
-        // right): that maps later utterances' frames back onto their own start.
+        // not from the utterance's start, and with `-remove_silence` leaves dropped frames
+        // out. The utterance's first segment (<s>) starts the same few frames into every
+        // utterance, as measured on the first one (whose numbers are right): that maps later
+        // utterances' frames back onto their own start.
         var offset: Int32?
         while let s = seg {
             var sf: Int32 = 0, ef: Int32 = 0

@@ -168,7 +168,7 @@ final class UtteranceDecoder {
 
     /// Opens the next part of the utterance when speech resumes after a closed part.
     private func resume(at t: Double) {
-        prefix = parts.map(\.text).filter { !$0.isEmpty }.joined(separator: " ")
+        prefix = RecognitionResult.joinedText(parts.map(\.text))
         startPart(at: t, notBefore: partEnd)
     }
 
@@ -291,7 +291,7 @@ final class UtteranceDecoder {
         let due = lastPartial.isEmpty ? min(partialFrames, 320) : partialFrames
         if partialFrames > 0 && sinceLastPartial >= due {
             sinceLastPartial = 0
-            let h = [prefix, decoder.hypothesis()].filter { !$0.isEmpty }.joined(separator: " ")
+            let h = RecognitionResult.joinedText([prefix, decoder.hypothesis()])
             if h != lastPartial && !h.isEmpty {
                 lastPartial = h
                 emit(.partial(node: settings.nodeId, utterance: utterance, text: h))

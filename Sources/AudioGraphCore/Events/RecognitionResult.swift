@@ -50,13 +50,19 @@ public struct RecognitionResult: Sendable, Equatable {
         self.words = words
     }
 
+    /// Texts of consecutive stretches of speech as one text: the non-empty ones, space-separated
+    /// (a part that heard nothing adds no space).
+    public static func joinedText(_ texts: [String]) -> String {
+        texts.filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
     /// One result from the results of consecutive parts of an utterance (decoded apart):
     /// texts and words in order, the joint confidence, and the last part's alternatives
     /// after the earlier parts' best text.
     public init(joining parts: [RecognitionResult], start: Double, end: Double) {
         let earlier = parts.dropLast()
-        let prefix = earlier.map(\.text).filter { !$0.isEmpty }
-        func joined(_ last: String) -> String { (prefix + [last]).filter { !$0.isEmpty }.joined(separator: " ") }
+        let prefix = Self.joinedText(earlier.map(\.text))
+        func joined(_ last: String) -> String { Self.joinedText([prefix, last]) }
         let prefixScore = earlier.reduce(0) { $0 + ($1.alternatives.first?.score ?? 0) }
         let last = parts.last
         self.init(utterance: last?.utterance ?? 0, text: joined(last?.text ?? ""), start: start, end: end,
