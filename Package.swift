@@ -51,6 +51,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "AudioGraphCoreTests", dependencies: ["AudioGraphCore"]),
         .testTarget(name: "AudioGraphDSPTests", dependencies: ["AudioGraphDSP", "AudioGraph", "AudioGraphTestSupport"]),
+        .testTarget(name: "AudioGraphSpeechTests", dependencies: ["AudioGraphSpeech", "AudioGraphTestSupport"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AudioGraphTestSupport"]),
         .testTarget(name: "AudiographCLITests", dependencies: ["AudioGraph", "AudioGraphTestSupport"]),
     ],

@@ -84,6 +84,14 @@ final class PocketSphinxDecoder {
         if let meter { ag_cmn_meter_add(meter, samples, count) }
     }
 
+    /// What the mean has measured so far (nil without a meter).
+    func savedCepstralMean() -> ag_cmn_meter_state_t? { meter.map { ag_cmn_meter_save($0) } }
+
+    /// Puts the measured mean back as it was when `state` was saved.
+    func restoreCepstralMean(_ state: ag_cmn_meter_state_t?) {
+        if let meter, var state { ag_cmn_meter_restore(meter, &state) }
+    }
+
     /// Normalises the next frames with the mean measured so far in this utterance.
     func applyCepstralMean() {
         if let meter { ag_cmn_meter_apply(meter, decoder) }

@@ -108,6 +108,21 @@ static inline void ag_cmn_meter_add(ag_cmn_meter_t *m, const int16 *samples, siz
     }
 }
 
+// What has been measured so far, to be put back if the audio since turns out not to count.
+typedef struct { double sum[64]; long frames; } ag_cmn_meter_state_t;
+
+static inline ag_cmn_meter_state_t ag_cmn_meter_save(const ag_cmn_meter_t *m) {
+    ag_cmn_meter_state_t s;
+    for (int c = 0; c < 64; c++) s.sum[c] = m->sum[c];
+    s.frames = m->frames;
+    return s;
+}
+
+static inline void ag_cmn_meter_restore(ag_cmn_meter_t *m, const ag_cmn_meter_state_t *s) {
+    for (int c = 0; c < 64; c++) m->sum[c] = s->sum[c];
+    m->frames = s->frames;
+}
+
 // Sets the decoder's live cepstral mean to the mean measured so far; 0 if none yet.
 static inline int ag_cmn_meter_apply(ag_cmn_meter_t *m, ps_decoder_t *ps) {
     if (m->frames <= 0) return 0;
