@@ -201,8 +201,10 @@ final class UtteranceDecoder {
     /// and its lead-in (which it decodes at about real time: most words may start there).
     /// No partial results until the onset is confirmed; undone if the hint is dropped, or
     /// once it has fed a pre-roll's worth of audio without being confirmed.
-    /// Measured, `--realtime`, a 3-minute session: first partial after the speech-start
-    /// decision p50 257 -> 98 ms, p90 475 -> 348 ms; corpus WER unchanged (24.0 %).
+    /// Measured, `--realtime`, a 3-minute session, three A/B runs: first partial after the
+    /// speech-start decision p50 200-260 -> 100 ms; p90 0.44-0.48 -> 0.35-0.44 s (set by a
+    /// noisy 8 kHz recording whose weak evidence never pauses, so no hint comes); corpus WER
+    /// unchanged (24.0 %).
     private func startTentatively(at t: Double) {
         meanBeforeTentative = decoder.savedCepstralMean()
         startFirstPart(at: t)
