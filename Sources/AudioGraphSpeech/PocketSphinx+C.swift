@@ -44,7 +44,12 @@ final class PocketSphinxDecoder {
                     "-maxhmmpf", String(limits.hmms), "-maxwpf", String(limits.wordExits),
                     "-remove_silence", dropsSilence ? "yes" : "no"]
         switch search {
-        case .languageModel(let lm): args += ["-lm", lm]
+        case .languageModel(let lm):
+            // The second (fwdflat) pass runs when an utterance's part closes, over the whole
+            // part: PocketSphinx's word beam 7e-29 and 25-frame successor window took 0.8 s
+            // on a 10 s part, past the end-of-speech window. 1e-24 and 15 frames: 0.47 s,
+            // corpus WER 24.0 -> 23.4 %, transcribe and session WER unchanged.
+            args += ["-lm", lm, "-fwdflatwbeam", "1e-24", "-fwdflatsfwin", "15"]
         case .grammar(let g): args += ["-jsgf", g]
         case .keyphrase(let k, let t): args += ["-keyphrase", k, "-kws_threshold", String(t)]
         }
