@@ -90,11 +90,11 @@ final class PocketSphinxDecoder {
     }
 
     /// What the mean has measured so far (nil without a meter).
-    func savedCepstralMean() -> ag_cmn_meter_state_t? { meter.map { ag_cmn_meter_save($0) } }
+    func savedCepstralMean() -> ag_cmn_meter_state_t? { meter?.pointee.state }
 
     /// Puts the measured mean back as it was when `state` was saved.
     func restoreCepstralMean(_ state: ag_cmn_meter_state_t?) {
-        if let meter, var state { ag_cmn_meter_restore(meter, &state) }
+        if let meter, let state { meter.pointee.state = state }
     }
 
     /// Normalises the next frames with the mean measured so far in this utterance.

@@ -47,13 +47,16 @@ static inline const char *ag_ps_last_error(void) { return ag_ps_error_storage();
 #include <sphinxbase/cmn.h>
 #include <sphinxbase/ckd_alloc.h>
 
+// What a cepstral-mean meter has measured: saved and put back whole when audio it took in
+// turns out not to count.
+typedef struct { double sum[64]; long frames; } ag_cmn_meter_state_t;
+
 // Running cepstral mean of an utterance, measured on a side front end as audio arrives.
 typedef struct {
     fe_t *fe;
     mfcc_t **cep;      // scratch: `cap` frames
     int cap, ncep;
-    double sum[64];
-    long frames;
+    ag_cmn_meter_state_t state;
 } ag_cmn_meter_t;
 
 static inline ag_cmn_meter_t *ag_cmn_meter_new(ps_decoder_t *ps) {
@@ -78,18 +81,18 @@ static inline void ag_cmn_meter_free(ag_cmn_meter_t *m) {
 // Starts a new utterance: sums back to zero.
 static inline void ag_cmn_meter_start(ag_cmn_meter_t *m) {
     fe_start_utt(m->fe);
-    for (int c = 0; c < m->ncep; c++) m->sum[c] = 0;
-    m->frames = 0;
+    for (int c = 0; c < m->ncep; c++) m->state.sum[c] = 0;
+    m->state.frames = 0;
 }
 
 // Starts a new utterance keeping what was measured before, weighted as at most `keep`
 // frames, so the mean carries over from utterance to utterance and follows slow changes.
 static inline void ag_cmn_meter_continue(ag_cmn_meter_t *m, long keep) {
     fe_start_utt(m->fe);
-    if (m->frames > keep && keep > 0) {
-        double scale = (double)keep / (double)m->frames;
-        for (int c = 0; c < m->ncep; c++) m->sum[c] *= scale;
-        m->frames = keep;
+    if (m->state.frames > keep && keep > 0) {
+        double scale = (double)keep / (double)m->state.frames;
+        for (int c = 0; c < m->ncep; c++) m->state.sum[c] *= scale;
+        m->state.frames = keep;
     }
 }
 
@@ -102,32 +105,17 @@ static inline void ag_cmn_meter_add(ag_cmn_meter_t *m, const int16 *samples, siz
         size_t before = left;
         if (fe_process_frames(m->fe, &p, &left, m->cep, &got, NULL) < 0) return;
         for (int f = 0; f < got; f++)
-            for (int c = 0; c < m->ncep; c++) m->sum[c] += m->cep[f][c];
-        m->frames += got;
+            for (int c = 0; c < m->ncep; c++) m->state.sum[c] += m->cep[f][c];
+        m->state.frames += got;
         if (got == 0 && left == before) break;
     }
 }
 
-// What has been measured so far, to be put back if the audio since turns out not to count.
-typedef struct { double sum[64]; long frames; } ag_cmn_meter_state_t;
-
-static inline ag_cmn_meter_state_t ag_cmn_meter_save(const ag_cmn_meter_t *m) {
-    ag_cmn_meter_state_t s;
-    for (int c = 0; c < 64; c++) s.sum[c] = m->sum[c];
-    s.frames = m->frames;
-    return s;
-}
-
-static inline void ag_cmn_meter_restore(ag_cmn_meter_t *m, const ag_cmn_meter_state_t *s) {
-    for (int c = 0; c < 64; c++) m->sum[c] = s->sum[c];
-    m->frames = s->frames;
-}
-
 // Sets the decoder's live cepstral mean to the mean measured so far; 0 if none yet.
 static inline int ag_cmn_meter_apply(ag_cmn_meter_t *m, ps_decoder_t *ps) {
-    if (m->frames <= 0) return 0;
+    if (m->state.frames <= 0) return 0;
     mfcc_t mean[64];
-    for (int c = 0; c < m->ncep; c++) mean[c] = (mfcc_t)(m->sum[c] / (double)m->frames);
+    for (int c = 0; c < m->ncep; c++) mean[c] = (mfcc_t)(m->state.sum[c] / (double)m->state.frames);
     cmn_live_set(ps_get_feat(ps)->cmn_struct, mean);
     return 1;
 }
