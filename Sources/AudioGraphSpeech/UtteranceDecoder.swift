@@ -62,13 +62,11 @@ final class UtteranceDecoder {
     /// Whether the decoder's part began at a vad `speechPossible` hint and awaits its
     /// `speechStart` (decoded, but no partial results yet) or its `speechDropped` (undone).
     private var tentative = false
-    /// Sample at which a tentative part is given up if the vad has not confirmed it.
-    private var tentativeUntil: Int64 = 0
     /// The measured cepstral mean from before the tentative part, to put back if it is undone.
     private var meanBeforeTentative: ag_cmn_meter_state_t?
     private var utterance = 0
-    /// Onset of the utterance and start of the audio fed for the current part (seconds).
-    private var start = 0.0, feedStart = 0.0
+    /// Onset of the utterance (seconds).
+    private var start = 0.0
     /// Results of the utterance's closed parts.
     private var parts: [RecognitionResult] = []
     /// The closed parts' text, ahead of the current part's hypothesis in partial results.
@@ -79,6 +77,8 @@ final class UtteranceDecoder {
     private var partEnd: Int64 = 0
     /// Absolute index of the first sample fed for the current part.
     private var feedFrom: Int64 = 0
+    /// Where the current part's audio starts (seconds): its word times count from there.
+    private var feedStart: Double { Double(feedFrom) / 16000 }
 
     private var sinceLastPartial = 0
     private var lastPartial = ""
@@ -92,8 +92,9 @@ final class UtteranceDecoder {
     /// Exact zeros become `faintNoise` when the decoder's own silence removal is off.
     private let fillsDigitalSilence: Bool
     private let livePass: Bool
-    /// Whether utterances start decoding at the vad's `speechPossible` hints.
-    private let speculates: Bool
+    /// Whether utterances start decoding at the vad's `speechPossible` hints (only partial
+    /// results come sooner for it).
+    private var speculates: Bool { settings.partialFrames > 0 }
     private var batch: [Int16] = []
 
     // Single pass (final=live): the model wants each utterance normalised by its own
@@ -122,7 +123,6 @@ final class UtteranceDecoder {
         leadIn = wholePass ? Self.wholeLeadIn : Self.liveLeadIn
         fillsDigitalSilence = !decoder.dropsSilence
         livePass = !wholePass || settings.partialFrames > 0
-        speculates = settings.partialFrames > 0 && settings.segmentation != .whole
         seedFrames = wholePass ? 0 : Int(settings.cmnLookahead * 16000)
         held.reserveCapacity(Int((Self.prerollSeconds + settings.cmnLookahead) * 16000) + capacity)
     }
@@ -133,7 +133,7 @@ final class UtteranceDecoder {
     func take(_ block: AudioBuffer) {
         let n = block.frameLength
         if settings.segmentation == .whole && !open && n > 0 { begin(at: block.time) }
-        if tentative && next >= tentativeUntil { abandon() }
+        if tentative && next - feedFrom >= Int64(preroll.count) { abandon() }  // a pre-roll's worth, unconfirmed
         var done = 0
         for m in block.markers {
             let at = max(done, min(n, Int(((m.decided - block.time) * 16000).rounded())))
@@ -209,7 +209,6 @@ final class UtteranceDecoder {
         meanBeforeTentative = decoder.savedCepstralMean()
         startFirstPart(at: t)
         tentative = true
-        tentativeUntil = feedFrom + Int64(preroll.count)
     }
 
     /// The vad confirmed the onset: the tentative part goes on as the new utterance's first
@@ -250,7 +249,6 @@ final class UtteranceDecoder {
         }
         let from = max(next - Int64(preroll.count), Int64(((t - leadIn) * 16000).rounded()), first, 0)
         feedFrom = from
-        feedStart = Double(from) / 16000
         var k = from
         while k < next {
             let n = Int(min(next - k, Int64(capacity)))
