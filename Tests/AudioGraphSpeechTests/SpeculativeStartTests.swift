@@ -1,4 +1,4 @@
-import AudioGraphCore
+@testable import AudioGraphCore
 @testable import AudioGraphSpeech
 import AudioGraphTestSupport
 import Foundation
@@ -12,14 +12,13 @@ import Testing
 
     /// Flite speech, 16 kHz, with 0.6 s of faint noise before and 1.5 s after; and where it starts and ends.
     static func speech() throws -> (samples: [Float], onset: Double, end: Double)? {
-        guard SpeechModel.isDefaultInstalled, let wav = Flite.speech("go forward ten meters"),
-              let pcm = Flite.convert(wav, rate: 16000, channels: 1) else { return nil }
-        let d = try Data(contentsOf: pcm)
-        guard let data = d.range(of: Data("data".utf8)) else { return nil }
-        let body = d[(data.upperBound + 4)...]
-        let voice: [Float] = stride(from: body.startIndex, to: body.endIndex - 1, by: 2).map {
-            Float(Int16(bitPattern: UInt16(body[$0]) | UInt16(body[$0 + 1]) << 8)) / 32768
-        }
+        guard SpeechModel.isDefaultInstalled, let wav = Flite.speech("go forward ten meters") else { return nil }
+        let reader = try WAVFileReader(path: wav.path)
+        try #require(reader.header.format == StreamFormat(sampleRate: rate, channelCount: 1))
+        let n = reader.header.frameCount
+        let buffer = AudioBuffer(format: reader.header.format, frameCapacity: n)
+        reader.read(into: buffer, start: 0, count: n)
+        let voice = Array(UnsafeBufferPointer(start: buffer.channel(0), count: n))
         let before = Signals.noise(rms: 0.0005, seconds: 0.6, rate: rate)
         let after = Signals.noise(rms: 0.0005, seconds: 1.5, rate: rate, seed: 7)
         let first = voice.firstIndex { abs($0) > 0.02 } ?? 0, last = voice.lastIndex { abs($0) > 0.02 } ?? voice.count
