@@ -343,7 +343,9 @@ final class UtteranceDecoder {
     private func consume(_ samples: UnsafePointer<Int16>, _ n: Int) {
         if wholePass { batch.append(contentsOf: UnsafeBufferPointer(start: samples, count: n)) }
         guard livePass else { return }
-        if seedFrames > 0 { decoder.measureCepstralMean(samples, count: n) }
+        // A tentative part's audio is lead-in until confirmed: the carried-over mean does not
+        // take it in, as for a part started at the confirmation (the look-ahead hold does).
+        if seedFrames > 0 && (seeding || !tentative) { decoder.measureCepstralMean(samples, count: n) }
         if seeding {
             held.append(contentsOf: UnsafeBufferPointer(start: samples, count: n))
             guard held.count >= seedTarget && !tentative else { return }
