@@ -64,6 +64,8 @@ final class UtteranceDecoder {
     private var tentative = false
     /// The measured cepstral mean from before the tentative part, to put back if it is undone.
     private var meanBeforeTentative: ag_cmn_meter_state_t?
+    /// Whether the vad's last hint of possible speech awaits its outcome.
+    private var possibleSpeech = false
     private var utterance = 0
     /// Onset of the utterance (seconds).
     private var start = 0.0
@@ -141,11 +143,17 @@ final class UtteranceDecoder {
             done = at
             switch (m.kind, settings.segmentation) {
             case (.speechPossible, .speech), (.speechPossible, .endOfSpeech):
-                if speculates && !open { startTentatively(at: m.t) }
+                possibleSpeech = true
+                if speculates && !open && !tentative { startTentatively(at: m.t) }
             case (.speechDropped, _):
+                possibleSpeech = false
                 if tentative { abandon() }
             case (.speechStart, .speech), (.speechStart, .endOfSpeech):
-                if tentative {
+                possibleSpeech = false
+                if tentative && leadInStart(m.t) < feedFrom - Int64(Self.leadInSlack * 16000) {
+                    abandon()  // the onset lies before the tentative part's audio
+                    begin(at: m.t)
+                } else if tentative {
                     confirm(at: m.t)
                 } else if !open {
                     begin(at: m.t)
@@ -158,6 +166,7 @@ final class UtteranceDecoder {
                 if open && decoder.inUtterance && settings.decodesInParts { closingIn = Int(Self.trailingSeconds * 16000) }
             case (.speechEnd, .speech), (.utteranceEnd, .endOfSpeech):
                 if open { end(at: m.t) }
+                speculateOnWeakEvidence()
             default: break
             }
         }
@@ -211,6 +220,24 @@ final class UtteranceDecoder {
         tentative = true
     }
 
+    /// When an utterance ends while the vad's possible speech is still undecided (noise that
+    /// keeps its weak evidence up through the pause, announced as the speech ended), the
+    /// next utterance starts decoding tentatively from shortly before now: its onset may
+    /// already have begun. Measured on a 3-minute realtime session, utterances 2-27: the first
+    /// partial's p90 0.38 -> 0.28 s (the noisy 8 kHz recording's utterances follow each other
+    /// that way); session WER unchanged (34.1 %).
+    private func speculateOnWeakEvidence() {
+        guard speculates && possibleSpeech && !open && !tentative else { return }
+        startTentatively(at: Double(next) / 16000 - Self.weakLookback)
+    }
+
+    /// How far back a tentative part started on undecided weak evidence begins (before its
+    /// lead-in): the vad back-dates an onset over up to 0.2 s of the weak frames before it.
+    static let weakLookback = 0.2
+    /// How much of an onset's lead-in a tentative part may lack before it is started again
+    /// at the onset (as when an utterance ends after the next onset has begun).
+    static let leadInSlack = 0.05
+
     /// The vad confirmed the onset: the tentative part goes on as the new utterance's first
     /// part, fed from the hint's lead-in (the onset itself may lie later in a long run of
     /// weak evidence; starting again there would cost a discarded part's closing pass).
@@ -247,7 +274,7 @@ final class UtteranceDecoder {
             decoder.continueCepstralMean(keepingFrames: Self.carriedMeanFrames)
             decoder.applyCepstralMean()
         }
-        let from = max(next - Int64(preroll.count), Int64(((t - leadIn) * 16000).rounded()), first, 0)
+        let from = max(leadInStart(t), first)
         feedFrom = from
         var k = from
         while k < next {
@@ -264,6 +291,11 @@ final class UtteranceDecoder {
             k += Int64(n)
         }
         sinceLastPartial = 0
+    }
+
+    /// The first sample of an onset at `t` with its lead-in, as far as the pre-roll reaches.
+    private func leadInStart(_ t: Double) -> Int64 {
+        max(next - Int64(preroll.count), Int64(((t - leadIn) * 16000).rounded()), 0)
     }
 
     /// Closes the decoder's utterance and keeps its result as the utterance's next part.

@@ -100,6 +100,29 @@ import Testing
         #expect(e.map(\.0) == ["start", "end"])
     }
 
+    @Test func speechEndingInsideAHissAnnouncesPossibleSpeech() async throws {
+        // A hiss that goes on through the pause (noise that keeps the weak evidence up) starts
+        // no run of its own: the vad announces it as possible speech as the speech ends, so
+        // the recognizer can start decoding before the next onset. Silence announces nothing.
+        func markers(hissing: Bool) async throws -> [StreamMarker] {
+            var x = Self.scene([(0.5, 1.5)], seconds: 3)
+            if hissing {
+                var hiss = Signals.noise(rms: 0.004, seconds: 1.7, rate: Self.rate, seed: 7)
+                for _ in 0..<3 { for i in stride(from: hiss.count - 1, to: 0, by: -1) { hiss[i] -= hiss[i - 1] } }
+                Signals.place(hiss, into: &x, at: 1.2, rate: Self.rate)
+            }
+            return try await OfflineRender.run("vad", [:], input: [x], rate: Self.rate, registry: .builtin).markers
+        }
+        let hissing = try await markers(hissing: true)
+        let end = hissing.firstIndex { $0.kind == .speechEnd }
+        let hint = end.flatMap { e in hissing[(e + 1)...].first { $0.kind == .speechPossible } }
+        #expect(hint != nil && hint?.decided == end.map { hissing[$0].decided }, "\(hissing.map(\.kind))")
+        #expect(hissing.last?.kind == .speechDropped, "the hint is dropped where the hiss stops: \(hissing.map(\.kind))")
+        let quiet = try await markers(hissing: false)
+        #expect(quiet.map(\.kind).filter { $0 != .speechPossible && $0 != .speechDropped } == [.speechStart, .speechEnd])
+        #expect(!quiet.drop { $0.kind != .speechEnd }.contains { $0.kind == .speechPossible }, "\(quiet.map(\.kind))")
+    }
+
     // MARK: end-of-speech
 
     func eos(_ x: [Float], _ params: [String: ParameterValue]) async throws -> ([(String, Double, Double)], EngineEvent?) {

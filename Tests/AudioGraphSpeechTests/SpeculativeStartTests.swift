@@ -34,6 +34,13 @@ import Testing
 
     /// Decodes `x` in 64 ms blocks carrying `markers`; each event with the block it came in.
     func decode(_ x: [Float], _ markers: [StreamMarker]) throws -> [(block: Int, event: EngineEvent)] {
+        var decoding: [Bool] = []
+        return try decode(x, markers, decoding: &decoding)
+    }
+
+    /// `decode`, recording after each block whether the decoder was in an utterance.
+    func decode(_ x: [Float], _ markers: [StreamMarker], decoding: inout [Bool]) throws
+        -> [(block: Int, event: EngineEvent)] {
         let decoder = try PocketSphinxDecoder(
             hmm: SpeechModel.defaultHMM, dict: SpeechModel.defaultDict, search: .languageModel(SpeechModel.defaultLM),
             limits: .init(hmms: 4000, wordExits: 10), dropsSilence: false)
@@ -56,6 +63,7 @@ import Testing
             let (from, to) = (Double(k) / Self.rate, Double(k + n) / Self.rate)
             for m in markers where m.decided >= from && m.decided < to { buffer.addMarker(m) }
             utterances.take(buffer)
+            decoding.append(decoder.inUtterance)
             k += n
             block += 1
         }
@@ -113,6 +121,32 @@ import Testing
             #expect(p.utterance == q.utterance && p.text == q.text, "\(p.text) vs \(q.text)")
             #expect(p.words.map(\.word) == q.words.map(\.word))
             for (v, w) in zip(p.words, q.words) { #expect(abs(v.start - w.start) < 0.02 && abs(v.end - w.end) < 0.02) }
+        }
+    }
+
+    /// Noise that keeps the vad's weak evidence up through the pause: its hint comes as the
+    /// first utterance's speech ends and is still undecided when that utterance ends. The
+    /// second utterance then starts decoding at that utterance end, before its onset is
+    /// confirmed, and is recognised as without the hint. When the utterance end comes after
+    /// the onset has begun, the onset's lead-in is not cut short.
+    @Test func possibleSpeechStillUndecidedAtAnUtteranceEndStartsTheNextThere() throws {
+        guard let (x, onsets, ends) = try Self.speech() else { return }
+        // The utterance end before the second onset; and after it, 0.1 s before the onset is
+        // confirmed (a start 0.4 s before the utterance end would miss its first word).
+        for (endsAt, confirmedAt) in [(onsets[1] - 0.1, onsets[1] + 0.3), (onsets[1] + 0.6, onsets[1] + 0.7)] {
+            var plain = markers(1, onset: onsets[0], end: ends[0]) + markers(2, onset: onsets[1], end: ends[1])
+            plain[2] = StreamMarker(.utteranceEnd, t: ends[0], decided: endsAt, utterance: 1)
+            plain[3] = StreamMarker(.speechStart, t: onsets[1], decided: confirmedAt)
+            let hint = StreamMarker(.speechPossible, t: ends[0], decided: ends[0] + 0.1, resolvesBy: ends[0] + 0.4)
+            var da: [Bool] = [], db: [Bool] = []
+            let fa = finals(try decode(x, plain, decoding: &da))
+            let fb = finals(try decode(x, (plain + [hint]).sorted { $0.decided < $1.decided }, decoding: &db))
+            try #require(fa.count == 2 && fb.count == 2)
+            #expect(fb[0] == fa[0])
+            #expect(fb[1].text == fa[1].text && fb[1].words.map(\.word) == fa[1].words.map(\.word), "\(fb[1].text) vs \(fa[1].text)")
+            for (v, w) in zip(fb[1].words, fa[1].words) { #expect(abs(v.start - w.start) < 0.02 && abs(v.end - w.end) < 0.02) }
+            let ue = block(endsAt), confirmed = block(confirmedAt)
+            #expect(!da[ue] && db[ue] && ue < confirmed, "decoding from the utterance end (block \(ue)), before the confirmation")
         }
     }
 

@@ -249,7 +249,7 @@ public final class VoiceActivityDetector: AudioNode {
         if evidence >= offThreshold || m.high > Self.fricativeRatio {
             if lastWeakFrame != framesDone - 1 {
                 weakRunStart = framesDone
-                if !speaking { announcePossibleSpeech(output, now: now) }
+                if !speaking { announcePossibleSpeech(output, from: weakRunStart, now: now) }
             }
             lastWeakFrame = framesDone
         } else if possibleSpeech {
@@ -289,6 +289,9 @@ public final class VoiceActivityDetector: AudioNode {
                     let t = frameEnd(lastTailFrame)
                     io.emit(NodeEvent(.speechEnd, t: t, decided: now))
                     output.addMarker(StreamMarker(.speechEnd, t: t, decided: now))
+                    // Noise that keeps the weak evidence going through the pause starts no run
+                    // of its own, so without this the next onset would come unannounced.
+                    if lastWeakFrame == framesDone { announcePossibleSpeech(output, from: framesDone, now: now) }
                 }
             }
         }
@@ -298,12 +301,13 @@ public final class VoiceActivityDetector: AudioNode {
     /// Stream time of an onset first heard in frame `n` (its centre, within its first hop).
     private func onsetTime(_ n: Int64) -> Double { max(0, frameEnd(n) - frameSeconds + Self.hop / 2) }
 
-    /// Marks a run of weak evidence that may lead into an onset: it is confirmed or
-    /// dropped once its lead-in and `min-speech` have passed.
-    private func announcePossibleSpeech(_ output: AudioBuffer, now: Double) {
+    /// Marks weak evidence from frame `first` on as possible speech: confirmed by the onset
+    /// it leads into, dropped when the run of weak frames ends first (end-of-speech waits for
+    /// the outcome until `resolvesBy`).
+    private func announcePossibleSpeech(_ output: AudioBuffer, from first: Int64, now: Double) {
         possibleSpeech = true
-        let by = frameEnd(weakRunStart + Self.leadInFrames + Int64(minSpeechFrames))
-        addHint(output, StreamMarker(.speechPossible, t: onsetTime(weakRunStart), decided: now, resolvesBy: by))
+        let by = frameEnd(first + Self.leadInFrames + Int64(minSpeechFrames))
+        addHint(output, StreamMarker(.speechPossible, t: onsetTime(first), decided: now, resolvesBy: by))
     }
 
     /// Adds a hint marker if the block keeps room for decisions after it.
