@@ -15,8 +15,9 @@ public struct StreamMarker: Sendable, BitwiseCopyable, Equatable {
         /// The utterance numbered `utterance` ended at `t` (end-of-speech detector).
         case utteranceEnd
         /// Sound that may be the start of speech began at `t`; the vad confirms it
-        /// (`speechStart`) or drops it (`speechDropped`) by `resolvesBy` at the latest.
-        /// A hint for end-of-speech, which holds an utterance open meanwhile.
+        /// (`speechStart`) or drops it (`speechDropped`) when the sound stops. A hint for
+        /// end-of-speech, which holds an utterance open meanwhile, until `resolvesBy` at most
+        /// (in noise that never stops, the hint may stay undecided).
         case speechPossible
         /// The sound announced by the last `speechPossible` was not speech.
         case speechDropped
@@ -29,7 +30,8 @@ public struct StreamMarker: Sendable, BitwiseCopyable, Equatable {
     public var decided: Double
     /// Utterance number for `utteranceEnd`.
     public var utterance: Int32
-    /// For `speechPossible`: stream time by which the vad will have decided.
+    /// For `speechPossible`: stream time until which end-of-speech waits for its outcome
+    /// (an onset it leads into is normally confirmed by then).
     public var resolvesBy: Double
 
     public init(_ kind: Kind, t: Double, decided: Double, utterance: Int32 = 0, resolvesBy: Double = 0) {
