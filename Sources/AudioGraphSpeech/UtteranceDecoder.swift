@@ -144,7 +144,7 @@ final class UtteranceDecoder {
             switch (m.kind, settings.segmentation) {
             case (.speechPossible, .speech), (.speechPossible, .endOfSpeech):
                 possibleSpeech = true
-                if speculates && !open && !tentative { startTentatively(at: m.t) }
+                speculate(from: m.t)
             case (.speechDropped, _):
                 possibleSpeech = false
                 if tentative { abandon() }
@@ -166,7 +166,7 @@ final class UtteranceDecoder {
                 if open && decoder.inUtterance && settings.decodesInParts { closingIn = Int(Self.trailingSeconds * 16000) }
             case (.speechEnd, .speech), (.utteranceEnd, .endOfSpeech):
                 if open { end(at: m.t) }
-                speculateOnWeakEvidence()
+                speculate(from: Double(next) / 16000 - Self.weakLookback)
             default: break
             }
         }
@@ -220,18 +220,19 @@ final class UtteranceDecoder {
         tentative = true
     }
 
-    /// When an utterance ends while the vad's possible speech is still undecided (noise that
-    /// keeps its weak evidence up through the pause, announced as the speech ended), the
-    /// next utterance starts decoding tentatively from shortly before now: its onset may
-    /// already have begun. Measured on a 3-minute realtime session, utterances 2-27: the first
-    /// partial's p90 0.38 -> 0.28 s (the noisy 8 kHz recording's utterances follow each other
-    /// that way); session WER unchanged (34.1 %).
-    private func speculateOnWeakEvidence() {
+    /// Starts a tentative part from `t` while the vad's possible speech awaits its outcome
+    /// and nothing else is being decoded: at the hint itself, and when an utterance ends
+    /// with the hint still undecided (noise that keeps the weak evidence up through the
+    /// pause, announced as the speech ended), from shortly before then, as the next onset
+    /// may already have begun. Measured for the latter on a 3-minute realtime session,
+    /// utterances 2-27: the first partial's p90 0.38 -> 0.28 s (the noisy 8 kHz recording's
+    /// utterances follow each other that way); session WER unchanged (34.1 %).
+    private func speculate(from t: Double) {
         guard speculates && possibleSpeech && !open && !tentative else { return }
-        startTentatively(at: Double(next) / 16000 - Self.weakLookback)
+        startTentatively(at: t)
     }
 
-    /// How far back a tentative part started on undecided weak evidence begins (before its
+    /// How far back a tentative part started at an utterance end begins (before its
     /// lead-in): the vad back-dates an onset over up to 0.2 s of the weak frames before it.
     static let weakLookback = 0.2
     /// How much of an onset's lead-in a tentative part may lack before it is started again
