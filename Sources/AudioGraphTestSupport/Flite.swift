@@ -1,26 +1,15 @@
 import Foundation
 
 /// Speech fixtures made at test time with Debian's flite (voice rms, which PocketSphinx
-/// recognises well), cached per process.
+/// recognises well), and their sox conversions, cached in the temporary directory.
 public enum Flite {
     public static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/flite") }
 
     /// A 16 kHz mono WAV of `text`, or nil when flite is missing.
     public static func speech(_ text: String) -> URL? {
         guard isAvailable else { return nil }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ag-flite")
-        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let url = dir.appendingPathComponent(text.replacingOccurrences(of: " ", with: "_").prefix(60) + ".wav")
-        if FileManager.default.fileExists(atPath: url.path) { return url }
-        let tmp = url.deletingPathExtension().appendingPathExtension("\(getpid()).tmp.wav")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/flite")
-        p.arguments = ["-voice", "rms", "-t", text, "-o", tmp.path]
-        try? p.run()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { try? FileManager.default.removeItem(at: tmp); return nil }
-        if (try? FileManager.default.moveItem(at: tmp, to: url)) == nil { try? FileManager.default.removeItem(at: tmp) }
-        return url
+        let url = fixtures.appendingPathComponent(text.replacingOccurrences(of: " ", with: "_").prefix(60) + ".wav")
+        return cached(url) { run("/usr/bin/flite", ["-voice", "rms", "-t", text, "-o", $0.path]) }
     }
 
     /// Runs sox to convert `input` to `rate`/`channels` (keeping the first `seconds` if
@@ -28,22 +17,40 @@ public enum Flite {
     /// the input's path and the conversion, so test runs reuse them instead of piling up.
     public static func convert(_ input: URL, rate: Int, channels: Int, seconds: Double? = nil) -> URL? {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sox") else { return nil }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ag-flite")
-        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let name = "\(input.deletingPathExtension().lastPathComponent.prefix(40))-\(pathHash(input.path))"
             + "-\(rate)-\(channels)" + (seconds.map { "-\($0)s" } ?? "")
-        let out = dir.appendingPathComponent(name + ".wav")
-        if FileManager.default.fileExists(atPath: out.path) { return out }
-        let tmp = dir.appendingPathComponent(name + ".\(getpid()).tmp.wav")
+        return cached(fixtures.appendingPathComponent(name + ".wav")) {
+            run("/usr/bin/sox", [input.path, "-r", "\(rate)", "-c", "\(channels)", "-b", "16", $0.path]
+                + (seconds.map { ["trim", "0", String($0)] } ?? []))
+        }
+    }
+
+    /// Where the fixtures are kept (created on first use).
+    static var fixtures: URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ag-flite")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// `url` if it exists; otherwise what `make` wrote to a per-process temporary beside it,
+    /// moved there (parallel tests may race: the loser's temporary is removed).
+    static func cached(_ url: URL, _ make: (URL) -> Bool) -> URL? {
+        if FileManager.default.fileExists(atPath: url.path) { return url }
+        let tmp = url.deletingPathExtension().appendingPathExtension("\(getpid()).tmp.wav")
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        guard make(tmp) else { return nil }
+        try? FileManager.default.moveItem(at: tmp, to: url)
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+    }
+
+    /// Runs `tool` with `arguments`; whether it succeeded.
+    static func run(_ tool: String, _ arguments: [String]) -> Bool {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
-        p.arguments = [input.path, "-r", "\(rate)", "-c", "\(channels)", "-b", "16", tmp.path]
-            + (seconds.map { ["trim", "0", String($0)] } ?? [])
-        try? p.run()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = arguments
+        guard (try? p.run()) != nil else { return false }
         p.waitUntilExit()
-        guard p.terminationStatus == 0 else { try? FileManager.default.removeItem(at: tmp); return nil }
-        if (try? FileManager.default.moveItem(at: tmp, to: out)) == nil { try? FileManager.default.removeItem(at: tmp) }
-        return out
+        return p.terminationStatus == 0
     }
 
     /// FNV-1a of `path`: the same in every run (Swift's `hashValue` is seeded per process).
