@@ -16,6 +16,13 @@ import Testing
         return x
     }
 
+    /// A fricative's hiss: white noise high-passed three times (a soft "th" or "f").
+    static func hiss(seconds: Double) -> [Float] {
+        var x = Signals.noise(rms: 0.004, seconds: seconds, rate: rate, seed: 7)
+        for _ in 0..<3 { for i in stride(from: x.count - 1, to: 0, by: -1) { x[i] -= x[i - 1] } }
+        return x
+    }
+
     static func speech(_ events: [EngineEvent]) -> [(String, Double, Double)] {
         events.compactMap {
             switch $0 {
@@ -107,9 +114,7 @@ import Testing
         func markers(hissing: Bool) async throws -> [StreamMarker] {
             var x = Self.scene([(0.5, 1.5)], seconds: 3)
             if hissing {
-                var hiss = Signals.noise(rms: 0.004, seconds: 1.7, rate: Self.rate, seed: 7)
-                for _ in 0..<3 { for i in stride(from: hiss.count - 1, to: 0, by: -1) { hiss[i] -= hiss[i - 1] } }
-                Signals.place(hiss, into: &x, at: 1.2, rate: Self.rate)
+                Signals.place(Self.hiss(seconds: 1.7), into: &x, at: 1.2, rate: Self.rate)
             }
             return try await OfflineRender.run("vad", [:], input: [x], rate: Self.rate, registry: .builtin).markers
         }
@@ -145,9 +150,7 @@ import Testing
         // the onset to the hiss but confirms it 0.23 s after that, once the window has elapsed.
         // The hiss, announced as possible speech, holds the utterance open until then.
         var x = Self.scene([(0.5, 1.5), (2.07, 2.8)], seconds: 4)
-        var hiss = Signals.noise(rms: 0.004, seconds: 0.15, rate: Self.rate, seed: 7)
-        for _ in 0..<3 { for i in stride(from: hiss.count - 1, to: 0, by: -1) { hiss[i] -= hiss[i - 1] } }  // high-passed
-        Signals.place(hiss, into: &x, at: 1.92, rate: Self.rate)
+        Signals.place(Self.hiss(seconds: 0.15), into: &x, at: 1.92, rate: Self.rate)
         let starts = try await vad(x).filter { $0.0 == "start" }
         #expect(starts.count == 2 && abs(starts[1].1 - 1.92) < 0.03 && starts[1].2 - 1.5 > 0.6,
                 "onset back-dated to the hiss, decided after the window: \(starts)")
