@@ -8,7 +8,8 @@ import Synchronization
 /// The render thread only copies 16 kHz mono blocks into a bounded queue; a decoding
 /// thread of the node's own feeds PocketSphinx. With file input a full queue makes the
 /// graph wait (nothing lost); with live input blocks are dropped and counted. Results reach
-/// the event stream through `takeEvents` on the delivery thread.
+/// the event stream through `takeStreamEvents` on the delivery thread, stamped with the
+/// audio decoded so far, so the engine can put them in stream order among the vad's events.
 ///
 ///     render thread ──► BlockQueue (256 blocks) ──► decoding thread ──► results ──► delivery thread
 public final class Recognizer: AudioNode {
@@ -59,7 +60,15 @@ public final class Recognizer: AudioNode {
     private let done = Atomic<Bool>(false)
     private let cancelled = Atomic<Bool>(false)
     private let exited = Atomic<Bool>(true)
-    private let results = Locked<[EngineEvent]>([])
+    /// Results for the delivery thread, and how far the decoding thread has got through the
+    /// stream (the engine holds later render-thread events until it gets there).
+    private let results = Locked(StreamEvents([], through: -.infinity))
+    /// Decision times of the onsets queued for the decoding thread, and the end of the audio
+    /// queued: between utterances nothing is reported before the next onset, so the engine
+    /// need not hold the vad's events back for audio the decoder has yet to work through.
+    private let onsets = SPSCQueue<Double>(capacity: 1024)
+    private let onsetsLost = Atomic<Bool>(false)
+    private let enqueuedEnd = Atomic<UInt64>(0)
     private var nodeId = "recognizer"
     private var segmentation = Segmentation.whole
 
@@ -141,7 +150,15 @@ public final class Recognizer: AudioNode {
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
         let input = io.inputs[0]
-        if input.frameLength > 0 || input.markerCount > 0 { queue.unsafelyUnwrapped.write(input) }
+        if input.frameLength > 0 || input.markerCount > 0 {
+            // Onsets before their audio: the decoding thread reads `enqueuedEnd`, then `onsets`.
+            for m in input.markers where m.kind == .speechStart {
+                if !onsets.push(m.decided) { onsetsLost.store(true, ordering: .relaxed) }
+            }
+            queue.unsafelyUnwrapped.write(input)
+            let end = input.time + Double(input.frameLength) / input.format.sampleRate
+            enqueuedEnd.store(end.bitPattern, ordering: .releasing)
+        }
         if !continuous {
             // Single utterance: the session ends with the first utterance's end.
             let closing: StreamMarker.Kind = segmentation == .endOfSpeech ? .utteranceEnd : .speechEnd
@@ -159,7 +176,7 @@ public final class Recognizer: AudioNode {
         while !exited.load(ordering: .acquiring) { usleep(1000) }
         if let q = queue, q.lostBlocks.load(ordering: .relaxed) > 0 {
             results.withLock {
-                $0.append(.overrun(node: nodeId, lost: q.lostBlocks.load(ordering: .relaxed)))
+                $0.events.append(StreamEvent(at: .infinity, .overrun(node: nodeId, lost: q.lostBlocks.load(ordering: .relaxed))))
             }
         }
     }
@@ -170,9 +187,9 @@ public final class Recognizer: AudioNode {
         startThread()
     }
 
-    public func takeEvents(nodeId: String) -> [EngineEvent] {
+    public func takeStreamEvents(nodeId: String) -> StreamEvents? {
         results.withLock { r in
-            defer { r.removeAll(keepingCapacity: true) }
+            defer { r.events.removeAll(keepingCapacity: true) }
             return r
         }
     }
@@ -180,6 +197,7 @@ public final class Recognizer: AudioNode {
     private func startThread() {
         guard let queue, let decoder else { return }
         exited.store(false, ordering: .relaxed)
+        results.withLock { $0 = StreamEvents([], through: -.infinity) }
         let box = UncheckedSendable((self, queue, decoder))
         let t = Thread {
             let (node, queue, decoder) = box.value
@@ -189,6 +207,22 @@ public final class Recognizer: AudioNode {
         t.name = "audiograph.recognizer"
         thread = t
         t.start()
+    }
+
+    /// Between utterances, having decoded up to `processed`: the stream time before which
+    /// nothing will be reported, the next onset queued (partial results start there) or, with
+    /// none, the end of the audio queued. Decoding thread; `pending` is its look at `onsets`.
+    private func noEventsBefore(after processed: Double, pending: inout Double?) -> Double {
+        guard !onsetsLost.load(ordering: .relaxed) else { return processed }
+        let queued = Double(bitPattern: enqueuedEnd.load(ordering: .acquiring))
+        while pending.map({ $0 < processed }) ?? true {  // at `processed` itself: maybe not yet taken
+            guard let t = onsets.pop() else {
+                pending = nil
+                return max(processed, queued)
+            }
+            pending = t
+        }
+        return pending!
     }
 
     /// How utterances are delimited, from what the graph upstream produces.
@@ -209,11 +243,13 @@ public final class Recognizer: AudioNode {
             decodesInParts: finalPass == .live && { if case .languageModel = search { true } else { false } }())
         let utterances = UtteranceDecoder(
             settings: settings, decoder: decoder, blockCapacity: queue.blocks[0].frameCapacity,
-            emit: { [results, eventsReady] e in
-                results.withLock { $0.append(e) }
+            emit: { [results, eventsReady] e, at in
+                results.withLock { $0.events.append(StreamEvent(at: at, e)) }
                 eventsReady.signal()
             },
-            isCancelled: { self.cancelled.load(ordering: .relaxed) })
+            isCancelled: { self.cancelled.load(ordering: .relaxed) },
+            reached: { [results] t in results.withLock { $0.through = max($0.through, t) } })
+        var nextOnset: Double?
         while true {
             guard let (index, block) = queue.next() else {
                 if done.load(ordering: .acquiring) {
@@ -224,8 +260,13 @@ public final class Recognizer: AudioNode {
                 continue
             }
             if !cancelled.load(ordering: .relaxed) { utterances.take(block) }
+            let end = block.time + Double(block.frameLength) / block.format.sampleRate
             queue.release(index)
+            let through = utterances.awaitsOnset ? noEventsBefore(after: end, pending: &nextOnset) : end
+            results.withLock { $0.through = max($0.through, through) }
         }
         utterances.finish()
+        results.withLock { $0.through = .infinity }
+        eventsReady.signal()
     }
 }

@@ -48,14 +48,22 @@ final class UtteranceDecoder {
 
     private let settings: Settings
     private let decoder: PocketSphinxDecoder
-    private let emit: (EngineEvent) -> Void
+    /// Hands an event to the node, stamped with the stream time of the audio taken in so far.
+    private let emit: (EngineEvent, Double) -> Void
     private let isCancelled: () -> Bool
+    /// Told the stream time up to which everything has been reported, after each marker (its
+    /// event may then be delivered while the rest of the block is decoded).
+    private let reached: (Double) -> Void
     /// Largest block, in samples.
     private let capacity: Int
     private let scratch: UnsafeMutablePointer<Int16>
     private var preroll: [Int16]
     /// Absolute index of the next sample to arrive.
     private var next: Int64 = 0
+    /// Stream time minus `next`'s time, from the latest block (they part when blocks are lost).
+    private var streamShift = 0.0
+    /// Stream time of the audio taken in so far.
+    private var position: Double { Double(next) / 16000 + streamShift }
 
     /// Whether an utterance is open (the decoder may be between two of its parts).
     private var open = false
@@ -112,11 +120,13 @@ final class UtteranceDecoder {
     private var held: [Int16] = []
 
     init(settings: Settings, decoder: PocketSphinxDecoder, blockCapacity: Int,
-         emit: @escaping (EngineEvent) -> Void, isCancelled: @escaping () -> Bool) {
+         emit: @escaping (EngineEvent, Double) -> Void, isCancelled: @escaping () -> Bool,
+         reached: @escaping (Double) -> Void = { _ in }) {
         self.settings = settings
         self.decoder = decoder
         self.emit = emit
         self.isCancelled = isCancelled
+        self.reached = reached
         capacity = blockCapacity
         let prerollLength = Int(Self.prerollSeconds * 16000)
         scratch = .allocate(capacity: max(capacity, prerollLength))
@@ -131,9 +141,14 @@ final class UtteranceDecoder {
 
     deinit { scratch.deallocate() }
 
+    /// Whether nothing will be reported before the vad's next onset: between utterances
+    /// (a tentative part reports nothing until its onset is confirmed).
+    var awaitsOnset: Bool { !open && settings.segmentation != .whole }
+
     /// Decodes one block, split at each marker's decision point.
     func take(_ block: AudioBuffer) {
         let n = block.frameLength
+        streamShift = block.time - Double(next) / 16000
         if settings.segmentation == .whole && !open && n > 0 { begin(at: block.time) }
         if tentative && next - feedFrom >= Int64(preroll.count) { abandon() }  // a pre-roll's worth, unconfirmed
         var done = 0
@@ -169,6 +184,7 @@ final class UtteranceDecoder {
                 speculate(from: Double(next) / 16000 - Self.weakLookback)
             default: break
             }
+            reached(position)
         }
         feed(block.channel(0) + done, n - done)
     }
@@ -325,7 +341,7 @@ final class UtteranceDecoder {
         if decoder.inUtterance { closePart(at: t, endingAt: next) }
         defer { parts.removeAll(keepingCapacity: true) }
         guard !isCancelled(), !parts.isEmpty else { return }
-        emit(.final(node: settings.nodeId, result: RecognitionResult(joining: parts, start: start, end: t)))
+        emit(.final(node: settings.nodeId, result: RecognitionResult(joining: parts, start: start, end: t)), position)
     }
 
     /// Takes `n` samples of float audio: into the pre-roll, and to the decoder while an
@@ -412,7 +428,7 @@ final class UtteranceDecoder {
         let h = RecognitionResult.joinedText([prefix, decoder.hypothesis()])
         if h != lastPartial && !h.isEmpty {
             lastPartial = h
-            emit(.partial(node: settings.nodeId, utterance: utterance, text: h))
+            emit(.partial(node: settings.nodeId, utterance: utterance, text: h), position)
         }
     }
 }

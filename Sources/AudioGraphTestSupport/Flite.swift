@@ -12,6 +12,25 @@ public enum Flite {
         return cached(url) { run("/usr/bin/flite", ["-voice", "rms", "-t", text, "-o", $0.path]) }
     }
 
+    /// The sayings one after another with `pause` seconds of digital silence between them
+    /// (separate utterances for an end-of-speech detector); nil when flite or sox is missing.
+    public static func speech(_ sayings: [String], pause: Double) -> URL? {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sox") else { return nil }
+        var parts: [String] = []
+        for text in sayings {
+            guard let url = speech(text) else { return nil }
+            if !parts.isEmpty {
+                guard let gap = cached(fixtures.appendingPathComponent("silence-\(pause)s.wav"), {
+                    run("/usr/bin/sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", $0.path, "trim", "0", String(pause)])
+                }) else { return nil }
+                parts.append(gap.path)
+            }
+            parts.append(url.path)
+        }
+        let name = "sayings-\(pathHash(parts.joined(separator: "|")))"
+        return cached(fixtures.appendingPathComponent(name + ".wav")) { run("/usr/bin/sox", parts + [$0.path]) }
+    }
+
     /// Runs sox to convert `input` to `rate`/`channels` (keeping the first `seconds` if
     /// given); nil when sox is missing. Conversions are cached beside the speech, named after
     /// the input's path and the conversion, so test runs reuse them instead of piling up.

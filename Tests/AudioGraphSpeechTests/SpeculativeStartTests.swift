@@ -51,7 +51,7 @@ import Testing
             nodeId: "asr", segmentation: .endOfSpeech, finalPass: .live, partialFrames: 4000, alternatives: 3,
             cmnLookahead: 0.1, decodesInParts: true)
         let utterances = UtteranceDecoder(settings: settings, decoder: decoder, blockCapacity: 1024,
-                                          emit: { events.append((block, $0)) }, isCancelled: { false })
+                                          emit: { e, _ in events.append((block, e)) }, isCancelled: { false })
         let buffer = AudioBuffer(format: StreamFormat(sampleRate: Self.rate, channelCount: 1), frameCapacity: 1024)
         var k = 0
         while k < x.count {

@@ -75,6 +75,32 @@ import Testing
         if case .end = events.last {} else { Issue.record("no end") }
     }
 
+    @Test func eventsComeInStreamOrderThoughTheDecoderRunsBehind() async throws {
+        guard let wav = Flite.speech(["go forward ten meters", "find japanese restaurants nearby"], pause: 1.5)
+        else { return }
+        // As fast as it goes, the vad and end-of-speech run seconds ahead of the decoder.
+        let s = try RecognitionSession(graph: graph(wav))
+        try s.start()
+        let events = await collect(s)
+        // Each utterance's partials and final between its first speech-start and the next
+        // utterance's; each final after its utterance-end.
+        var opened = 0, closed = 0, finals = 0
+        for e in events {
+            switch e {
+            case .speechStart where opened == closed: opened += 1
+            case .utteranceEnd(_, let u, _, _): closed = u
+            case .partial(_, let u, _):
+                #expect(u == opened && closed < u, "partial of utterance \(u) after \(opened) opened, \(closed) closed")
+            case .final(_, let r):
+                finals += 1
+                #expect(r.utterance == opened && closed == r.utterance,
+                        "final of utterance \(r.utterance) after \(opened) opened, \(closed) closed")
+            default: break
+            }
+        }
+        #expect(finals == 2 && opened == 2, "\(finals) finals, \(opened) utterances")
+    }
+
     @Test func singleUtteranceEndsAtTheEndOfSpeech() async throws {
         guard let wav = Flite.speech("go forward ten meters. find japanese restaurants nearby") else { return }
         let s = try RecognitionSession(graph: graph(wav, eos: "short", continuous: false))

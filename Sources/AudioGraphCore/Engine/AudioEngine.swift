@@ -369,44 +369,79 @@ public final class AudioEngine: @unchecked Sendable {
             handler?(e)
             if streamWanted.load(ordering: .acquiring) { eventContinuation.yield(e) }
         }
+        var order = StreamOrder<NodeEvent>()
+        /// Takes what nodes running behind the audio have produced since the last call.
+        func takeStreamEvents() -> Bool {
+            var took = false
+            for (i, step) in plan.steps.enumerated() {
+                guard let report = step.node.takeStreamEvents(nodeId: step.id) else { continue }
+                took = took || !report.events.isEmpty
+                order.add(report, from: i)
+            }
+            return took
+        }
+        /// Delivers what stream order lets out now (everything, once the run has ended).
+        func deliverInOrder(flush: Bool) -> Bool {
+            var worked = false
+            while let item = order.next(flush: flush) {
+                worked = true
+                switch item {
+                case .lagging(let e): deliver(e)
+                case .render(let raw):
+                    if let marker = EngineMarker(raw) {
+                        if case .state(let s) = marker { deliver(.state(s)) }
+                    } else {
+                        let step = plan.steps[Int(raw.node)]
+                        if let e = step.node.publicEvent(raw, nodeId: step.id) { deliver(e) }
+                    }
+                }
+            }
+            return worked
+        }
         var reportedDrops = 0
         while true {
-            var worked = false
+            // Lagging nodes first, then the ring: a render event about audio that a lagging
+            // node has consumed was queued before the node was given that audio, so it is
+            // in the ring by the time the node's events about later audio are taken.
+            var worked = takeStreamEvents()
+            var ended: EndReason?
             while let raw = outlet.ring.pop() {
                 worked = true
-                if let marker = EngineMarker(raw) {
-                    switch marker {
-                    case .state(let s): deliver(.state(s))
-                    case .end(let reason):
-                        drainTaps(flush: true)
-                        for step in plan.steps {
-                            for e in step.node.takeEvents(nodeId: step.id) { deliver(e) }
-                        }
-                        let dropped = outlet.dropped.load(ordering: .relaxed)
-                        if dropped > reportedDrops {
-                            deliver(.warning(node: nil, message: "\(dropped) events were dropped (event queue full)"))
-                        }
-                        for e in finishErrors { deliver(.error(e)) }
-                        deliver(.state(.ended))
-                        deliver(.end(reason))
-                        eventContinuation.finish()
-                        phase.store(Phase.ended.rawValue, ordering: .releasing)
-                        let waiters = lock.withLock { shared in
-                            shared.endReason = reason
-                            defer { shared.waiters = [] }
-                            return shared.waiters
-                        }
-                        for w in waiters { w.resume(returning: reason) }
-                        endedCondition.lock()
-                        endedCondition.broadcast()
-                        endedCondition.unlock()
-                        return
-                    }
-                    continue
+                let marker = EngineMarker(raw)
+                if case .end(let reason) = marker {
+                    ended = reason
+                    break
                 }
-                let step = plan.steps[Int(raw.node)]
-                if let e = step.node.publicEvent(raw, nodeId: step.id) { deliver(e) }
+                order.add(raw, at: marker == nil ? raw.decided : nil)
             }
+            if let reason = ended {
+                drainTaps(flush: true)
+                _ = takeStreamEvents()  // nodes have finished: complete through the end
+                _ = deliverInOrder(flush: true)
+                for step in plan.steps {
+                    for e in step.node.takeEvents(nodeId: step.id) { deliver(e) }
+                }
+                let dropped = outlet.dropped.load(ordering: .relaxed)
+                if dropped > reportedDrops {
+                    deliver(.warning(node: nil, message: "\(dropped) events were dropped (event queue full)"))
+                }
+                for e in finishErrors { deliver(.error(e)) }
+                deliver(.state(.ended))
+                deliver(.end(reason))
+                eventContinuation.finish()
+                phase.store(Phase.ended.rawValue, ordering: .releasing)
+                let waiters = lock.withLock { shared in
+                    shared.endReason = reason
+                    defer { shared.waiters = [] }
+                    return shared.waiters
+                }
+                for w in waiters { w.resume(returning: reason) }
+                endedCondition.lock()
+                endedCondition.broadcast()
+                endedCondition.unlock()
+                return
+            }
+            if deliverInOrder(flush: false) { worked = true }
             if drainTaps(flush: false) { worked = true }
             for step in plan.steps {
                 for e in step.node.takeEvents(nodeId: step.id) {
@@ -420,9 +455,10 @@ public final class AudioEngine: @unchecked Sendable {
                 reportedDrops = dropped
             }
             // Idle: sleep until the render thread or a node signals; the timeout only
-            // bounds how late events that nobody signalled (device reports) can be.
+            // bounds how late events that nobody signalled (device reports) can be, or,
+            // while events wait for a lagging node, how soon its progress is seen.
             if !worked {
-                deliveryWake.wait(timeout: 0.1) { outlet.ring.count > 0 }
+                deliveryWake.wait(timeout: order.isHolding ? 0.002 : 0.1) { outlet.ring.count > 0 }
             }
         }
     }

@@ -48,9 +48,15 @@ public protocol AudioNode: AnyObject {
     /// Turns a raw event this node emitted into a public event. Delivery thread.
     func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent?
 
-    /// Events a node produced off the render thread (a recognizer's results), taken by the
-    /// delivery thread in order. Delivery thread; may lock (not real-time).
+    /// Events a node produced off the render thread that are not about the audio (a device's
+    /// reports), taken by the delivery thread in order. Delivery thread; may lock (not real-time).
     func takeEvents(nodeId: String) -> [EngineEvent]
+
+    /// For a node that works through its input on a thread of its own, behind the render
+    /// thread (a recognizer): its new events, stamped with the audio it had consumed, and how
+    /// far it has got. The engine merges them with the render thread's events in stream order
+    /// (see `StreamOrder`). nil for nodes without such a thread. Delivery thread; may lock.
+    func takeStreamEvents(nodeId: String) -> StreamEvents?
 
     /// The engine paused (true) or resumed (false): a device source corks its stream.
     /// Render thread, between blocks (may take the device's lock; not per buffer).
@@ -84,6 +90,7 @@ extension AudioNode {
         raw.standardEvent(nodeId: nodeId)
     }
     public func takeEvents(nodeId: String) -> [EngineEvent] { [] }
+    public func takeStreamEvents(nodeId: String) -> StreamEvents? { nil }
     public var drainsOnStop: Bool { false }
     public func setPaused(_ paused: Bool) {}
     public var durationFrames: Int64? { nil }
