@@ -168,10 +168,7 @@ public final class Recognizer: AudioNode {
     }
 
     public func finish(_ reason: EndReason) throws(EngineError) {
-        if reason == .cancelled || reason == .error {
-            cancelled.store(true, ordering: .relaxed)
-            queue?.abandoned.store(true, ordering: .relaxed)
-        }
+        if reason == .cancelled || reason == .error { abandon() }
         done.store(true, ordering: .releasing)
         while !exited.load(ordering: .acquiring) { usleep(1000) }
         if let q = queue, q.lostBlocks.load(ordering: .relaxed) > 0 {
@@ -181,9 +178,20 @@ public final class Recognizer: AudioNode {
         }
     }
 
+    public func abandon() {
+        cancelled.store(true, ordering: .relaxed)
+        queue?.abandoned.store(true, ordering: .relaxed)
+    }
+
     public func reset() {
         done.store(false, ordering: .relaxed)
         cancelled.store(false, ordering: .relaxed)
+        // Onsets a cancelled run left queued lie ahead of the new run's audio: they would
+        // promise too much.
+        while onsets.pop() != nil {}
+        onsetsLost.store(false, ordering: .relaxed)
+        queue?.abandoned.store(false, ordering: .relaxed)
+        enqueuedEnd.store(0, ordering: .relaxed)
         startThread()
     }
 

@@ -249,6 +249,8 @@ public final class AudioEngine: @unchecked Sendable {
     public func cancel() {
         cancelRequested.store(true, ordering: .releasing)
         outlet.abandon.store(true, ordering: .relaxed)
+        // Also once the sources have ended: a decoder may still be working through its queue.
+        for step in plan?.steps ?? [] { step.node.abandon() }
         lock.withLock { for t in $0.taps { t.queue.abandoned.store(true, ordering: .relaxed) } }
     }
 
@@ -357,6 +359,7 @@ public final class AudioEngine: @unchecked Sendable {
             }
         }
         if !finishErrors.isEmpty { reason = .error }
+        if reason != .error && cancelRequested.load(ordering: .acquiring) { reason = .cancelled }  // while nodes finished
         outlet.abandon.store(false, ordering: .relaxed)
         while !outlet.ring.push(EngineMarker.event(end: reason)) { Backoff.pause() }
         deliveryWake.signal()
@@ -366,6 +369,8 @@ public final class AudioEngine: @unchecked Sendable {
         guard let plan else { return }
         let handler = lock.withLock { $0.handler }
         func deliver(_ e: EngineEvent) {
+            // cancel() discards: no final once it has been called, whatever was decoded before.
+            if case .final = e, cancelRequested.load(ordering: .acquiring) { return }
             handler?(e)
             if streamWanted.load(ordering: .acquiring) { eventContinuation.yield(e) }
         }

@@ -58,6 +58,11 @@ public protocol AudioNode: AnyObject {
     /// (see `StreamOrder`). nil for nodes without such a thread. Delivery thread; may lock.
     func takeStreamEvents(nodeId: String) -> StreamEvents?
 
+    /// The run is being cancelled: drop pending work at once (a decoder's queued audio, its
+    /// result in progress). Called on the control thread at any time during a run, also
+    /// while `finish` waits for a thread of the node's own: set flags only.
+    func abandon()
+
     /// The engine paused (true) or resumed (false): a device source corks its stream.
     /// Render thread, between blocks (may take the device's lock; not per buffer).
     func setPaused(_ paused: Bool)
@@ -93,6 +98,7 @@ extension AudioNode {
     public func takeStreamEvents(nodeId: String) -> StreamEvents? { nil }
     public var drainsOnStop: Bool { false }
     public func setPaused(_ paused: Bool) {}
+    public func abandon() {}
     public var durationFrames: Int64? { nil }
 }
 
