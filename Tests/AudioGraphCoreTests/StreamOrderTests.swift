@@ -42,6 +42,18 @@ import Testing
         #expect(drain(&order) == ["utterance-end@2", "final@2"])
     }
 
+    @Test func aBlocksEventsComeInTimeOrderOnceTheBlockIsRendered() {
+        var order = StreamOrder<String>()
+        order.renderedThrough = 875.18  // the block 875.18-875.26 is being rendered
+        // The vad renders before end-of-speech, which closes the utterance a little earlier.
+        order.add("speech-start@875.25", at: 875.25)
+        order.add("utterance-end@875.215", at: 875.215)
+        order.add(StreamEvents([StreamEvent(at: 875.215, event("final@875.215"))], through: 875.26), from: 0)
+        #expect(drain(&order).isEmpty, "more of the block may still come")
+        order.renderedThrough = 875.26
+        #expect(drain(&order) == ["utterance-end@875.215", "final@875.215", "speech-start@875.25"])
+    }
+
     @Test func lateNodesAreAllWaitedForAndInterleaved() {
         var order = StreamOrder<String>()
         order.add("level@1", at: 1)

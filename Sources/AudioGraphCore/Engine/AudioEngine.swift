@@ -51,6 +51,8 @@ public final class AudioEngine: @unchecked Sendable {
     private let cancelRequested = Atomic<Bool>(false)
     private let pauseRequested = Atomic<Bool>(false)
     private let clockFrames = Atomic<Int>(0)
+    /// Stream time of the last block rendered whole (bits of a Double): events up to it are queued.
+    private let renderedThrough = Atomic<UInt64>(0)
     private let blockCount = Atomic<Int>(0)
     /// Wakes the delivery thread: the render thread after a block that queued events or
     /// tap audio, nodes' own threads when they have events.
@@ -272,6 +274,7 @@ public final class AudioEngine: @unchecked Sendable {
         stopRequested.store(false, ordering: .relaxed)
         cancelRequested.store(false, ordering: .relaxed)
         clockFrames.store(0, ordering: .relaxed)
+        renderedThrough.store(0, ordering: .relaxed)
         outlet = EventOutlet(capacity: options.eventCapacity, policy: graph.isLive ? .drop : .block)
         lock.withLock { $0.endReason = nil }
         phase.store(Phase.prepared.rawValue, ordering: .releasing)
@@ -318,6 +321,8 @@ public final class AudioEngine: @unchecked Sendable {
                 break
             }
             if let c = plan.clock { clockFrames.store(Int(c.produced[0]), ordering: .relaxed) }
+            let rendered = plan.clock == nil ? Double.infinity : plan.streamSeconds
+            renderedThrough.store(rendered.bitPattern, ordering: .releasing)
             let blocks = blockCount.add(1, ordering: .relaxed).newValue
             // Tapped audio wakes the delivery thread every block when paced, every 4th when
             // rendering as fast as possible (tap queues hold 16+ blocks): a wake-up per block
@@ -408,6 +413,8 @@ public final class AudioEngine: @unchecked Sendable {
             // Lagging nodes first, then the ring: a render event about audio that a lagging
             // node has consumed was queued before the node was given that audio, so it is
             // in the ring by the time the node's events about later audio are taken.
+            // Read first: every event of the blocks it covers is then in the ring.
+            order.renderedThrough = Double(bitPattern: renderedThrough.load(ordering: .acquiring))
             var worked = takeStreamEvents()
             var ended: EndReason?
             while let raw = outlet.ring.pop() {

@@ -11,8 +11,13 @@
 /// as the node's bounded input queue lets it, so the events held are bounded too; `limit`
 /// bounds them regardless.
 ///
+/// Within a block, nodes queue their events in render order, not time order (the vad's
+/// `speech-start` before end-of-speech's `utterance-end` decided just before it): render
+/// items are kept sorted by time, and none goes out before the render thread has finished
+/// the block it belongs to (`renderedThrough`), nor does a lagging node's event stamped later.
+///
 /// Delivery thread only. Render items without a time (engine state markers) are never held
-/// behind a lagging node, only behind the items queued before them.
+/// behind a lagging node, only behind the items queued before them, and stay where they came.
 struct StreamOrder<RenderItem> {
     /// Everything either stream can deliver next.
     enum Item {
@@ -28,12 +33,18 @@ struct StreamOrder<RenderItem> {
     static var sameTime: Double { 1e-6 }
     /// Render items held at most; past it the oldest go out without waiting.
     let limit: Int
+    /// Stream time through which the render thread has queued every event.
+    var renderedThrough = Double.infinity
 
     init(limit: Int = 16384) { self.limit = limit }
 
     /// Queues a render-thread item decided at stream time `at` (nil: never held back).
     mutating func add(_ item: RenderItem, at: Double?) {
-        render.append((item, at))
+        var i = render.count
+        if let at {
+            while i > renderHead, let before = render[i - 1].at, before > at + Self.sameTime { i -= 1 }
+        }
+        render.insert((item, at), at: i)
     }
 
     /// Takes a lagging node's new events and how far they are complete.
@@ -56,13 +67,13 @@ struct StreamOrder<RenderItem> {
             if best == nil || at < best!.at || (at == best!.at && node < best!.node) { best = (node, at) }
         }
         let head = renderHead < render.count ? render[renderHead] : nil
-        if let best {
+        if let best, flush || best.at <= renderedThrough + Self.sameTime {
             // Ahead of a render event decided later; behind a state marker (no time).
             let goesFirst = head.map { h in h.at.map { best.at < $0 - Self.sameTime } ?? false } ?? true
             if goesFirst { return .lagging(takeLagging(best.node)) }
         }
         guard let head else { return nil }
-        let through = lagging.values.map(\.through).min() ?? .infinity
+        let through = min(renderedThrough, lagging.values.map(\.through).min() ?? .infinity)
         guard flush || head.at.map({ $0 <= through + Self.sameTime }) ?? true || render.count - renderHead > limit else { return nil }
         renderHead += 1
         if renderHead == render.count || renderHead >= 1024 {
