@@ -410,10 +410,9 @@ public final class AudioEngine: @unchecked Sendable {
         }
         var reportedDrops = 0
         while true {
-            // Lagging nodes first, then the ring: a render event about audio that a lagging
-            // node has consumed was queued before the node was given that audio, so it is
-            // in the ring by the time the node's events about later audio are taken.
-            // Read first: every event of the blocks it covers is then in the ring.
+            // In this order: how far the render thread has got (every event of the blocks it
+            // covers is then in the ring), lagging nodes' events (a render event about audio a
+            // lagging node has consumed was queued before the node was given that audio), the ring.
             order.renderedThrough = Double(bitPattern: renderedThrough.load(ordering: .acquiring))
             var worked = takeStreamEvents()
             var ended: EndReason?

@@ -25,9 +25,44 @@ struct StreamOrder<RenderItem> {
         case lagging(EngineEvent)
     }
 
-    private var render: [(item: RenderItem, at: Double?)] = []
-    private var renderHead = 0
-    private var lagging: [Int: (events: [StreamEvent], head: Int, through: Double)] = [:]
+    /// Items waiting to go out, oldest first; taken from the front without shifting the rest.
+    struct Pending<Element> {
+        private(set) var items: [Element] = []
+        private(set) var head = 0
+
+        var first: Element? { head < items.count ? items[head] : nil }
+        var count: Int { items.count - head }
+
+        /// Inserts `e` before the waiting items for which `goesAfter` holds, scanning back
+        /// from the newest (most arrive in order: an append).
+        mutating func insert(_ e: Element, before goesAfter: (Element) -> Bool) {
+            var i = items.count
+            while i > head && goesAfter(items[i - 1]) { i -= 1 }
+            items.insert(e, at: i)
+        }
+
+        mutating func append(contentsOf es: [Element]) { items += es }
+
+        mutating func removeFirst() -> Element {
+            let e = items[head]
+            head += 1
+            if head == items.count || head >= 1024 {  // reclaim the taken prefix now and then
+                items.removeFirst(head)
+                head = 0
+            }
+            return e
+        }
+    }
+
+    /// A lagging node's events not yet delivered, and how far they are complete.
+    struct Lagging {
+        var events = Pending<StreamEvent>()
+        var through = -Double.infinity
+    }
+
+    private var render = Pending<(item: RenderItem, at: Double?)>()
+    /// By the node's index in the render plan (nil: not a lagging node, or nothing heard yet).
+    private var lagging: [Lagging?] = []
     /// Times closer than this are the same instant (nodes compute them in different ways;
     /// a sample at 192 kHz is 5 µs).
     static var sameTime: Double { 1e-6 }
@@ -38,60 +73,42 @@ struct StreamOrder<RenderItem> {
 
     init(limit: Int = 16384) { self.limit = limit }
 
-    /// Queues a render-thread item decided at stream time `at` (nil: never held back).
+    /// Queues a render-thread item decided at stream time `at` (nil: never held back), after
+    /// the items decided before it or at the same time, and after every untimed one.
     mutating func add(_ item: RenderItem, at: Double?) {
-        var i = render.count
-        if let at {
-            while i > renderHead, let before = render[i - 1].at, before > at + Self.sameTime { i -= 1 }
+        render.insert((item, at)) { queued in
+            guard let at, let q = queued.at else { return false }
+            return q > at + Self.sameTime
         }
-        render.insert((item, at), at: i)
     }
 
     /// Takes a lagging node's new events and how far they are complete.
     mutating func add(_ report: StreamEvents, from node: Int) {
-        var q = lagging[node] ?? ([], 0, -.infinity)
-        q.events += report.events
-        q.through = max(q.through, report.through)
-        lagging[node] = q
+        if lagging.count <= node { lagging += Array(repeating: nil, count: node + 1 - lagging.count) }
+        if lagging[node] == nil { lagging[node] = Lagging() }
+        lagging[node]!.events.append(contentsOf: report.events)
+        lagging[node]!.through = max(lagging[node]!.through, report.through)
     }
 
     /// Whether render items wait for a lagging node.
-    var isHolding: Bool { renderHead < render.count }
+    var isHolding: Bool { render.count > 0 }
 
     /// The next item in stream order, or nil if what comes next is not known yet.
     /// `flush`: every source has finished; give out everything that is left, in order.
     mutating func next(flush: Bool = false) -> Item? {
         var best: (node: Int, at: Double)?
-        for (node, q) in lagging where q.head < q.events.count {
-            let at = q.events[q.head].at
-            if best == nil || at < best!.at || (at == best!.at && node < best!.node) { best = (node, at) }
+        for (node, q) in lagging.enumerated() {
+            if let at = q?.events.first?.at, best.map({ at < $0.at }) ?? true { best = (node, at) }
         }
-        let head = renderHead < render.count ? render[renderHead] : nil
+        let head = render.first
         if let best, flush || best.at <= renderedThrough + Self.sameTime {
             // Ahead of a render event decided later; behind a state marker (no time).
             let goesFirst = head.map { h in h.at.map { best.at < $0 - Self.sameTime } ?? false } ?? true
-            if goesFirst { return .lagging(takeLagging(best.node)) }
+            if goesFirst { return .lagging(lagging[best.node]!.events.removeFirst().event) }
         }
         guard let head else { return nil }
-        let through = min(renderedThrough, lagging.values.map(\.through).min() ?? .infinity)
-        guard flush || head.at.map({ $0 <= through + Self.sameTime }) ?? true || render.count - renderHead > limit else { return nil }
-        renderHead += 1
-        if renderHead == render.count || renderHead >= 1024 {
-            render.removeFirst(renderHead)
-            renderHead = 0
-        }
-        return .render(head.item)
-    }
-
-    private mutating func takeLagging(_ node: Int) -> EngineEvent {
-        var q = lagging[node]!
-        let e = q.events[q.head].event
-        q.head += 1
-        if q.head == q.events.count || q.head >= 1024 {
-            q.events.removeFirst(q.head)
-            q.head = 0
-        }
-        lagging[node] = q
-        return e
+        let through = lagging.reduce(renderedThrough) { min($0, $1?.through ?? .infinity) }
+        guard flush || head.at.map({ $0 <= through + Self.sameTime }) ?? true || render.count > limit else { return nil }
+        return .render(render.removeFirst().item)
     }
 }
