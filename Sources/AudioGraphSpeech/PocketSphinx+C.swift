@@ -37,7 +37,11 @@ final class PocketSphinxDecoder {
     /// vs 25.6 %); a live pass does not (25.3 % vs 25.0 %), and word times are exact only
     /// without it (left-out frames are missing from the decoder's frame count: on the
     /// corpus, words came up to 1.9 s late).
-    init(hmm: String, dict: String, search: Search, limits: Limits, dropsSilence: Bool) throws(EngineError) {
+    ///
+    /// `preview`: with a language model, also build a second search over the same model and
+    /// acoustic front end with these (tighter) limits, for ``preview(_:count:)``.
+    init(hmm: String, dict: String, search: Search, limits: Limits, dropsSilence: Bool,
+         preview: Limits? = nil) throws(EngineError) {
         ag_ps_capture_log()
         self.dropsSilence = dropsSilence
         var args = ["audiograph", "-hmm", hmm, "-dict", dict, "-logfn", "/dev/null", "-bestpath", "yes",
@@ -69,7 +73,54 @@ final class PocketSphinxDecoder {
         decoder = ps
         logmath = ps_get_logmath(ps)
         meter = ag_cmn_meter_new(ps)
+        if case .languageModel = search, let preview {
+            hasPreview = Self.addPreviewSearch(ps, cfg, preview, restoring: limits)
+        } else {
+            hasPreview = false
+        }
     }
+
+    /// Name of the cheaper search (see ``preview(_:count:)``).
+    private static let previewSearch = "preview"
+    private static let mainSearch = "_default"
+
+    /// Adds a search over the decoder's language model cut to its `previewVocabulary` most
+    /// likely words, sharing the dictionary, acoustic model and front end, that keeps fewer
+    /// HMMs and word exits per frame. PocketSphinx reads a search's limits from the
+    /// configuration when the search is made, so they are set for that moment only. It keeps
+    /// the second (fwdflat) pass, as a search without one would stop the shared front end from
+    /// keeping a whole utterance's features, which the main search's second pass needs, but
+    /// with narrow beams (it only ever runs over a preview's few tenths of a second).
+    private static func addPreviewSearch(_ ps: OpaquePointer, _ cfg: OpaquePointer, _ preview: Limits,
+                                         restoring limits: Limits) -> Bool {
+        guard let lm = ag_top_words_lm(ps, cfg, previewVocabulary) else { return false }
+        defer { ngram_model_free(lm) }  // the search keeps its own reference
+        let flatBeam = cmd_ln_float_r(cfg, "-fwdflatbeam"), flatWordBeam = cmd_ln_float_r(cfg, "-fwdflatwbeam")
+        let bestpath = cmd_ln_int_r(cfg, "-bestpath")
+        func set(_ l: Limits, _ beam: Double, _ wordBeam: Double, _ best: Int) {
+            cmd_ln_set_int_r(cfg, "-maxhmmpf", l.hmms)
+            cmd_ln_set_int_r(cfg, "-maxwpf", l.wordExits)
+            cmd_ln_set_float_r(cfg, "-fwdflatbeam", beam)
+            cmd_ln_set_float_r(cfg, "-fwdflatwbeam", wordBeam)
+            cmd_ln_set_int_r(cfg, "-bestpath", best)
+        }
+        set(preview, 1e-10, 1e-10, 0)
+        let added = ps_set_lm(ps, previewSearch, lm) >= 0
+        set(limits, flatBeam, flatWordBeam, bestpath)
+        return added && ps_set_search(ps, mainSearch) >= 0
+    }
+
+    /// Words the preview search knows. A search over the whole 134k-word model cost 0.6 s of
+    /// loading and 47 MB; with these, 0.2-0.3 s and 25 MB.
+    static let previewVocabulary: Int32 = 10000
+
+    /// Whether ``preview(_:count:)`` has a search of its own to run.
+    let hasPreview: Bool
+    /// Whether the preview search has an utterance open.
+    private(set) var isPreviewing = false
+    /// Whether PocketSphinx's utterance has begun: `startUtterance` leaves that to the first
+    /// `process` (or `endUtterance`), so a preview may run in between.
+    private var started = false
 
     /// Measures each utterance's cepstral mean on a second front end (the decoder's own is
     /// left undisturbed), so a single live pass can normalise like a whole-utterance one.
@@ -133,29 +184,69 @@ final class PocketSphinxDecoder {
             noise[i] = Int16(truncatingIfNeeded: Int32(x >> 24) - 128)
         }
         startUtterance()
-        noise.withUnsafeBufferPointer { process($0.baseAddress!, count: $0.count) }
+        noise.withUnsafeBufferPointer {
+            preview($0.baseAddress!, count: $0.count)
+            process($0.baseAddress!, count: $0.count)
+        }
         endUtterance()
         ps_start_stream(decoder)
     }
 
+    /// Opens an utterance; PocketSphinx's own begins with the first `process`.
     func startUtterance() {
-        if ps_start_utt(decoder) >= 0 { inUtterance = true }
+        guard !inUtterance else { return }
+        inUtterance = true
+        started = false
+    }
+
+    private func beginIfNeeded() {
+        guard !started else { return }
+        endPreview()
+        started = ps_start_utt(decoder) >= 0
     }
 
     /// Decodes 16 kHz mono 16-bit samples.
     func process(_ samples: UnsafePointer<Int16>, count: Int, wholeUtterance: Bool = false) {
         guard inUtterance else { return }
+        beginIfNeeded()
         _ = ps_process_raw(decoder, samples, count, 0, wholeUtterance ? 1 : 0)
     }
 
     func endUtterance() {
         guard inUtterance else { return }
+        beginIfNeeded()
         _ = ps_end_utt(decoder)
         inUtterance = false
+        started = false
     }
 
-    /// The current best hypothesis, cleaned ("" when nothing yet).
+    /// Decodes samples with the cheaper preview search, in an utterance opened but not yet
+    /// begun (its audio held back). Its hypothesis stands in for the utterance's until the
+    /// first `process`, which discards the preview and decodes from the start.
+    func preview(_ samples: UnsafePointer<Int16>, count: Int) {
+        guard hasPreview && inUtterance && !started else { return }
+        if !isPreviewing {
+            guard ps_set_search(decoder, Self.previewSearch) >= 0 else { return }
+            isPreviewing = ps_start_utt(decoder) >= 0
+            if !isPreviewing { _ = ps_set_search(decoder, Self.mainSearch); return }
+        }
+        _ = ps_process_raw(decoder, samples, count, 0, 0)
+    }
+
+    /// Ends a preview, if one runs, and numbers frames from the stream's start again, as if
+    /// it had not run. Call it before setting the cepstral mean the utterance is to start
+    /// from: ending an utterance updates PocketSphinx's own.
+    func endPreview() {
+        guard isPreviewing else { return }
+        _ = ps_end_utt(decoder)
+        _ = ps_set_search(decoder, Self.mainSearch)
+        ps_start_stream(decoder)
+        isPreviewing = false
+    }
+
+    /// The current best hypothesis, cleaned ("" when nothing yet): the preview's while one runs.
     func hypothesis() -> String {
+        guard started || isPreviewing else { return "" }
         var score: Int32 = 0
         guard let h = ps_get_hyp(decoder, &score) else { return "" }
         return Self.clean(String(cString: h))

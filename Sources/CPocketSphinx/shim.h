@@ -121,6 +121,48 @@ static inline int ag_cmn_meter_apply(ag_cmn_meter_t *m, ps_decoder_t *ps) {
 }
 
 
+#include <sphinxbase/ngram_model.h>
+#include <stdlib.h>
+
+typedef struct { int32 score; int32 wid; } ag_scored_word_t;
+
+static int ag_by_score_descending(const void *a, const void *b) {
+    int32 x = ((const ag_scored_word_t *)a)->score, y = ((const ag_scored_word_t *)b)->score;
+    return (x < y) - (x > y);
+}
+
+// The decoder's language model with its vocabulary cut to the `keep` most likely words
+// (unigram probability) and the sentence markers; the n-grams are shared, not copied.
+// NULL if the decoder has no language model. Release with ngram_model_free.
+static inline ngram_model_t *ag_top_words_lm(ps_decoder_t *ps, cmd_ln_t *config, int32 keep) {
+    ngram_model_t *set = ps_get_lm(ps, "_default");
+    if (!set) return NULL;
+    ngram_model_t *lm = ngram_model_set_lookup(set, "default");
+    if (!lm) return NULL;
+    int32 n = (int32)ngram_model_get_counts(lm)[0];
+    ag_scored_word_t *ranked = (ag_scored_word_t *)ckd_calloc(n, sizeof(*ranked));
+    for (int32 w = 0; w < n; w++) {
+        int32 used;
+        ranked[w].score = ngram_ng_score(lm, w, NULL, 0, &used);
+        ranked[w].wid = w;
+    }
+    qsort(ranked, n, sizeof(*ranked), ag_by_score_descending);
+    const char **words = (const char **)ckd_calloc(keep + 2, sizeof(*words));
+    int32 k = 0;
+    words[k++] = "<s>";
+    words[k++] = "</s>";
+    for (int32 i = 0; i < n && k < keep + 2; i++) {
+        const char *w = ngram_word(lm, ranked[i].wid);
+        if (w && strcmp(w, "<s>") != 0 && strcmp(w, "</s>") != 0) words[k++] = w;
+    }
+    char *name = "default";
+    ngram_model_t *cut = ngram_model_set_init(config, &lm, &name, NULL, 1);
+    if (cut) ngram_model_set_map_words(cut, words, k);
+    ckd_free(words);
+    ckd_free(ranked);
+    return cut;
+}
+
 #include <malloc.h>
 
 // Hands memory freed into malloc's arenas back to the system (PocketSphinx allocates and

@@ -52,6 +52,18 @@ import Testing
             cmnLookahead: 0.1, decodesInParts: true)
         let utterances = UtteranceDecoder(settings: settings, decoder: decoder, blockCapacity: 1024,
                                           emit: { e, _ in events.append((block, e)) }, isCancelled: { false })
+        var inUtterance: [Bool] = []
+        feed(x, markers, to: utterances) {
+            inUtterance.append(decoder.inUtterance)
+            block += 1
+        }
+        decoding = inUtterance
+        return events
+    }
+
+    /// Feeds `x` to `utterances` in 64 ms blocks carrying `markers`, then finishes;
+    /// `afterBlock` runs after each block.
+    func feed(_ x: [Float], _ markers: [StreamMarker], to utterances: UtteranceDecoder, afterBlock: () -> Void = {}) {
         let buffer = AudioBuffer(format: StreamFormat(sampleRate: Self.rate, channelCount: 1), frameCapacity: 1024)
         var k = 0
         while k < x.count {
@@ -63,12 +75,10 @@ import Testing
             let (from, to) = (Double(k) / Self.rate, Double(k + n) / Self.rate)
             for m in markers where m.decided >= from && m.decided < to { buffer.addMarker(m) }
             utterances.take(buffer)
-            decoding.append(decoder.inUtterance)
+            afterBlock()
             k += n
-            block += 1
         }
         utterances.finish()
-        return events
     }
 
     func finals(_ e: [(block: Int, event: EngineEvent)]) -> [RecognitionResult] {

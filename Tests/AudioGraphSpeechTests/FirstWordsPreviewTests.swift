@@ -1,0 +1,90 @@
+@testable import AudioGraphCore
+@testable import AudioGraphSpeech
+import AudioGraphTestSupport
+import Foundation
+import Testing
+
+/// The session's first utterance holds its audio to measure a cepstral mean; a cheaper
+/// search decodes it first so its first words show sooner. The real decoder and model.
+@Suite struct FirstWordsPreviewTests {
+    func decoder(preview: Bool) throws -> PocketSphinxDecoder {
+        let d = try PocketSphinxDecoder(
+            hmm: SpeechModel.defaultHMM, dict: SpeechModel.defaultDict, search: .languageModel(SpeechModel.defaultLM),
+            limits: .init(hmms: 4000, wordExits: 10), dropsSilence: false,
+            preview: preview ? .init(hmms: 1000, wordExits: 10) : nil)
+        d.warmUp()
+        return d
+    }
+
+    /// flite's "go forward ten meters" as 16-bit samples.
+    static func saying() throws -> [Int16]? {
+        guard SpeechModel.isDefaultInstalled, let wav = Flite.speech("go forward ten meters") else { return nil }
+        let reader = try WAVFileReader(path: wav.path)
+        try #require(reader.header.format == StreamFormat(sampleRate: 16000, channelCount: 1))
+        let n = reader.header.frameCount
+        let buffer = AudioBuffer(format: reader.header.format, frameCapacity: n)
+        reader.read(into: buffer, start: 0, count: n)
+        return (0..<n).map { Int16(max(-32768, min(32767, (buffer.channel(0)[$0] * 32768).rounded()))) }
+    }
+
+    /// Decodes `x` as one utterance normalised by its own cepstral mean, after a preview of
+    /// it when `preview` (whose hypothesis is returned too).
+    func decode(_ d: PocketSphinxDecoder, _ x: [Int16], preview: Bool) -> (RecognitionResult, preview: String?) {
+        d.startCepstralMean()
+        x.withUnsafeBufferPointer { d.measureCepstralMean($0.baseAddress!, count: $0.count) }
+        d.startUtterance()
+        d.applyCepstralMean()
+        var heard: String?
+        if preview {
+            x.withUnsafeBufferPointer { d.preview($0.baseAddress!, count: $0.count) }
+            heard = d.isPreviewing ? d.hypothesis() : nil
+            d.endPreview()
+            d.applyCepstralMean()
+        }
+        x.withUnsafeBufferPointer { d.process($0.baseAddress!, count: $0.count) }
+        d.endUtterance()
+        return (d.result(utterance: 1, start: 0, end: Double(x.count) / 16000, alternatives: 0), heard)
+    }
+
+    /// The preview search finds the words, and the utterance decoded after it comes out as
+    /// it does with no preview: words and word times (the preview's frames are not counted).
+    @Test func thePreviewFindsWordsAndLeavesTheUtteranceAsItWas() throws {
+        guard let x = try Self.saying() else { return }
+        let plain = try decoder(preview: false), previewing = try decoder(preview: true)
+        #expect(!plain.hasPreview && previewing.hasPreview)
+        let (a, _) = decode(plain, x, preview: false)
+        let (b, heard) = decode(previewing, x, preview: true)
+        #expect(heard?.contains("forward") == true, "preview heard \(String(describing: heard))")
+        #expect(a.text == "go forward ten meters")
+        #expect(b.text == a.text, "\(b.text) vs \(a.text)")
+        #expect(b.words.map(\.word) == a.words.map(\.word))
+        for (v, w) in zip(b.words, a.words) { #expect(abs(v.start - w.start) < 0.02 && abs(v.end - w.end) < 0.02) }
+    }
+
+    /// A session's first utterance, through the utterance decoder: its first partial result
+    /// comes from the preview, before the full search has decoded anything; later
+    /// utterances have none; the finals are those of a decoder without the preview.
+    @Test func aSessionsFirstPartialComesFromThePreview() throws {
+        guard let (x, onsets, ends) = try SpeculativeStartTests.speech() else { return }
+        let helper = SpeculativeStartTests()
+        let markers = helper.markers(1, onset: onsets[0], end: ends[0]) + helper.markers(2, onset: onsets[1], end: ends[1])
+        var finals: [[RecognitionResult]] = []
+        for preview in [false, true] {
+            let d = try decoder(preview: preview)
+            var events: [EngineEvent] = [], fromPreview: [Int: Bool] = [:]
+            let settings = UtteranceDecoder.Settings(
+                nodeId: "asr", segmentation: .endOfSpeech, finalPass: .live, partialFrames: 4000, alternatives: 0,
+                cmnLookahead: 0.1, decodesInParts: true)
+            let u = UtteranceDecoder(settings: settings, decoder: d, blockCapacity: 1024, emit: { e, _ in
+                if case .partial(_, let n, _) = e, fromPreview[n] == nil { fromPreview[n] = d.isPreviewing }
+                events.append(e)
+            }, isCancelled: { false })
+            helper.feed(x, markers, to: u)
+            #expect(fromPreview == (preview ? [1: true, 2: false] : [1: false, 2: false]), "preview \(preview)")
+            finals.append(events.compactMap { if case .final(_, let r) = $0 { r } else { nil } })
+        }
+        try #require(finals[0].count == 2)
+        #expect(finals[1].map(\.text) == finals[0].map(\.text))
+        #expect(finals[1].map { $0.words.map(\.word) } == finals[0].map { $0.words.map(\.word) })
+    }
+}
