@@ -184,10 +184,7 @@ final class PocketSphinxDecoder {
             noise[i] = Int16(truncatingIfNeeded: Int32(x >> 24) - 128)
         }
         startUtterance()
-        noise.withUnsafeBufferPointer {
-            preview($0.baseAddress!, count: $0.count)
-            process($0.baseAddress!, count: $0.count)
-        }
+        noise.withUnsafeBufferPointer { process($0.baseAddress!, count: $0.count) }
         endUtterance()
         ps_start_stream(decoder)
     }
