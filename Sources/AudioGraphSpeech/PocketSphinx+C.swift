@@ -24,7 +24,6 @@ final class PocketSphinxDecoder {
     private let decoder: OpaquePointer
     private let config: OpaquePointer
     private let logmath: OpaquePointer
-    private(set) var inUtterance = false
     /// Whether PocketSphinx's own silence removal is on (see `init`).
     let dropsSilence: Bool
     /// Frame of the first utterance's first segment (see `result`).
@@ -93,7 +92,7 @@ final class PocketSphinxDecoder {
     /// with narrow beams (it only ever runs over a preview's few tenths of a second).
     private static func addPreviewSearch(_ ps: OpaquePointer, _ cfg: OpaquePointer, _ preview: Limits,
                                          restoring limits: Limits) -> Bool {
-        guard let lm = ag_top_words_lm(ps, cfg, previewVocabulary) else { return false }
+        guard let main = ps_get_lm(ps, mainSearch), let lm = ag_top_words_lm(main, cfg, previewVocabulary) else { return false }
         defer { ngram_model_free(lm) }  // the search keeps its own reference
         let flatBeam = cmd_ln_float_r(cfg, "-fwdflatbeam"), flatWordBeam = cmd_ln_float_r(cfg, "-fwdflatwbeam")
         let bestpath = cmd_ln_int_r(cfg, "-bestpath")
@@ -116,11 +115,15 @@ final class PocketSphinxDecoder {
 
     /// Whether ``preview(_:count:)`` has a search of its own to run.
     let hasPreview: Bool
+
+    /// Where the decoder is. `startUtterance` only opens an utterance; PocketSphinx's own
+    /// begins with the first `process` (or `endUtterance`), so a preview may run in between.
+    private enum Phase { case idle, opened, previewing, decoding }
+    private var phase = Phase.idle
+    /// Whether an utterance is open (begun or not).
+    var inUtterance: Bool { phase != .idle }
     /// Whether the preview search has an utterance open.
-    private(set) var isPreviewing = false
-    /// Whether PocketSphinx's utterance has begun: `startUtterance` leaves that to the first
-    /// `process` (or `endUtterance`), so a preview may run in between.
-    private var started = false
+    var isPreviewing: Bool { phase == .previewing }
 
     /// Measures each utterance's cepstral mean on a second front end (the decoder's own is
     /// left undisturbed), so a single live pass can normalise like a whole-utterance one.
@@ -191,42 +194,37 @@ final class PocketSphinxDecoder {
 
     /// Opens an utterance; PocketSphinx's own begins with the first `process`.
     func startUtterance() {
-        guard !inUtterance else { return }
-        inUtterance = true
-        started = false
+        if phase == .idle { phase = .opened }
     }
 
-    private func beginIfNeeded() {
-        guard !started else { return }
+    /// Begins PocketSphinx's utterance unless it has begun, ending a preview first; whether
+    /// it is decoding (an utterance that fails to begin is not open).
+    private func begin() -> Bool {
         endPreview()
-        started = ps_start_utt(decoder) >= 0
+        if phase == .opened { phase = ps_start_utt(decoder) >= 0 ? .decoding : .idle }
+        return phase == .decoding
     }
 
     /// Decodes 16 kHz mono 16-bit samples.
     func process(_ samples: UnsafePointer<Int16>, count: Int, wholeUtterance: Bool = false) {
-        guard inUtterance else { return }
-        beginIfNeeded()
+        guard begin() else { return }
         _ = ps_process_raw(decoder, samples, count, 0, wholeUtterance ? 1 : 0)
     }
 
     func endUtterance() {
-        guard inUtterance else { return }
-        beginIfNeeded()
+        guard begin() else { return }
         _ = ps_end_utt(decoder)
-        inUtterance = false
-        started = false
+        phase = .idle
     }
 
     /// Decodes samples with the cheaper preview search, in an utterance opened but not yet
     /// begun (its audio held back). Its hypothesis stands in for the utterance's until the
     /// first `process`, which discards the preview and decodes from the start.
     func preview(_ samples: UnsafePointer<Int16>, count: Int) {
-        guard hasPreview && inUtterance && !started else { return }
-        if !isPreviewing {
-            guard ps_set_search(decoder, Self.previewSearch) >= 0 else { return }
-            isPreviewing = ps_start_utt(decoder) >= 0
-            if !isPreviewing { _ = ps_set_search(decoder, Self.mainSearch); return }
+        if phase == .opened && hasPreview && ps_set_search(decoder, Self.previewSearch) >= 0 {
+            if ps_start_utt(decoder) >= 0 { phase = .previewing } else { _ = ps_set_search(decoder, Self.mainSearch) }
         }
+        guard phase == .previewing else { return }
         _ = ps_process_raw(decoder, samples, count, 0, 0)
     }
 
@@ -234,16 +232,16 @@ final class PocketSphinxDecoder {
     /// it had not run. Call it before setting the cepstral mean the utterance is to start
     /// from: ending an utterance updates PocketSphinx's own.
     func endPreview() {
-        guard isPreviewing else { return }
+        guard phase == .previewing else { return }
         _ = ps_end_utt(decoder)
         _ = ps_set_search(decoder, Self.mainSearch)
         ps_start_stream(decoder)
-        isPreviewing = false
+        phase = .opened
     }
 
     /// The current best hypothesis, cleaned ("" when nothing yet): the preview's while one runs.
     func hypothesis() -> String {
-        guard started || isPreviewing else { return "" }
+        guard phase == .decoding || phase == .previewing else { return "" }
         var score: Int32 = 0
         guard let h = ps_get_hyp(decoder, &score) else { return "" }
         return Self.clean(String(cString: h))

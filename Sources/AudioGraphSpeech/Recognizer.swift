@@ -166,8 +166,7 @@ public final class Recognizer: AudioNode {
                 if !onsets.push(m.decided) { onsetsLost.store(true, ordering: .relaxed) }
             }
             queue.unsafelyUnwrapped.write(input)
-            let end = input.time + Double(input.frameLength) / input.format.sampleRate
-            enqueuedEnd.store(end.bitPattern, ordering: .releasing)
+            enqueuedEnd.store(input.endTime.bitPattern, ordering: .releasing)
         }
         if !continuous {
             // Single utterance: the session ends with the first utterance's end.
@@ -278,7 +277,7 @@ public final class Recognizer: AudioNode {
                 continue
             }
             if !cancelled.load(ordering: .relaxed) { utterances.take(block) }
-            let end = block.time + Double(block.frameLength) / block.format.sampleRate
+            let end = block.endTime
             queue.release(index)
             let through = utterances.awaitsOnset ? noEventsBefore(after: end, pending: &nextOnset) : end
             results.withLock { $0.through = max($0.through, through) }

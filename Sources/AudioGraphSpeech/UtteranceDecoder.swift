@@ -118,8 +118,8 @@ final class UtteranceDecoder {
     private var seeding = false
     private var seedTarget = 0
     private var held: [Int16] = []
-    /// Samples of `held` the preview search has decoded (nil: none yet).
-    private var previewed: Int?
+    /// Samples of `held` the preview search has decoded.
+    private var previewed = 0
 
     init(settings: Settings, decoder: PocketSphinxDecoder, blockCapacity: Int,
          emit: @escaping (EngineEvent, Double) -> Void, isCancelled: @escaping () -> Bool,
@@ -274,7 +274,7 @@ final class UtteranceDecoder {
         decoder.restoreCepstralMean(meanBeforeTentative)
         seeding = false
         held.removeAll(keepingCapacity: true)
-        previewed = nil
+        previewed = 0
         batch.removeAll(keepingCapacity: true)
         closingIn = nil
         ag_release_free_memory()
@@ -378,7 +378,7 @@ final class UtteranceDecoder {
 
     private func releaseHeld() {
         seeding = false
-        previewed = nil
+        previewed = 0
         decoder.endPreview()  // before the mean is set: ending an utterance moves PocketSphinx's own
         decoder.applyCepstralMean()
         held.withUnsafeBufferPointer { h in
@@ -405,7 +405,7 @@ final class UtteranceDecoder {
     private func previewsFirstWords() -> Bool {
         guard decoder.hasPreview && settings.partialFrames > 0 && lastPartial.isEmpty,
               held.count < seedTarget + Self.previewReach else { return false }
-        var k = previewed ?? 0
+        var k = previewed
         decoder.applyCepstralMean()
         held.withUnsafeBufferPointer { h in
             while k < h.count && lastPartial.isEmpty {

@@ -131,12 +131,11 @@ static int ag_by_score_descending(const void *a, const void *b) {
     return (x < y) - (x > y);
 }
 
-// The decoder's language model with its vocabulary cut to the `keep` most likely words
-// (unigram probability) and the sentence markers; the n-grams are shared, not copied.
-// NULL if the decoder has no language model. Release with ngram_model_free.
-static inline ngram_model_t *ag_top_words_lm(ps_decoder_t *ps, cmd_ln_t *config, int32 keep) {
-    ngram_model_t *set = ps_get_lm(ps, "_default");
-    if (!set) return NULL;
+// The language model of a search (`ps_get_lm`) with its vocabulary cut to the `keep` most
+// likely words (unigram probability) and the sentence markers; the n-grams are shared, not
+// copied. NULL if the search's set does not hold the one model PocketSphinx names "default".
+// Release with ngram_model_free.
+static inline ngram_model_t *ag_top_words_lm(ngram_model_t *set, cmd_ln_t *config, int32 keep) {
     ngram_model_t *lm = ngram_model_set_lookup(set, "default");
     if (!lm) return NULL;
     int32 n = (int32)ngram_model_get_counts(lm)[0];

@@ -86,6 +86,9 @@ public final class AudioBuffer {
     /// Stream time of the first frame in seconds.
     public var time: Double { Double(sampleTime) / format.sampleRate }
 
+    /// Stream time just after the last valid frame, in seconds.
+    public var endTime: Double { Double(sampleTime + Int64(frameLength)) / format.sampleRate }
+
     /// Copies `count` frames of `source` starting at `from` to this buffer at `to`.
     /// Channel counts must match. Real-time safe.
     @inline(__always)

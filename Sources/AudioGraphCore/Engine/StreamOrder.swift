@@ -58,6 +58,11 @@ struct StreamOrder<RenderItem> {
     struct Lagging {
         var events = Pending<StreamEvent>()
         var through = -Double.infinity
+
+        mutating func take(_ report: StreamEvents) {
+            events.append(contentsOf: report.events)
+            through = max(through, report.through)
+        }
     }
 
     private var render = Pending<(item: RenderItem, at: Double?)>()
@@ -86,8 +91,7 @@ struct StreamOrder<RenderItem> {
     mutating func add(_ report: StreamEvents, from node: Int) {
         if lagging.count <= node { lagging += Array(repeating: nil, count: node + 1 - lagging.count) }
         if lagging[node] == nil { lagging[node] = Lagging() }
-        lagging[node]!.events.append(contentsOf: report.events)
-        lagging[node]!.through = max(lagging[node]!.through, report.through)
+        lagging[node]?.take(report)
     }
 
     /// Whether render items wait for a lagging node.
