@@ -42,6 +42,10 @@ public final class PulseSource: AudioNode {
     private var fragmentFrames = 320
     private var started = false
     private var reportedLost = 0
+    /// Whether captured samples that were not numbers have been reported (once a run).
+    private var reportedNonFinite = false
+    /// Warning code: captured samples that were not numbers, replaced by silence.
+    static let warningNonFinite = 1.0
     private let info = Locked<[EngineEvent]>([])
     private var nodeId = "mic"
     private var blocksSinceStart = 0
@@ -140,6 +144,16 @@ public final class PulseSource: AudioNode {
         }
         let n = ring.read(into: out, frames: min(io.requestedFrames, out.frameCapacity))
         out.frameLength = n
+        // Float capture: a server or device may deliver NaN; the graph gets silence, and
+        // the first block with any is reported.
+        for c in 0..<out.channelCount {
+            let bad = NonFiniteSamples.replace(out.channel(c), count: n)
+            if let first = bad.first, !reportedNonFinite {
+                reportedNonFinite = true
+                let t = Double(out.sampleTime + Int64(first)) / out.format.sampleRate
+                io.emit(NodeEvent(.warning, t: t, values: (Self.warningNonFinite, Double(bad.count), t, 0)))
+            }
+        }
         blocksSinceStart += 1
         if blocksSinceStart == 50 { latencyProbe.store(true, ordering: .releasing) }  // the delivery thread asks the server
         let lost = stream.lostFrames.load(ordering: .relaxed) + stream.serverXruns.load(ordering: .relaxed)
@@ -190,6 +204,16 @@ public final class PulseSource: AudioNode {
             return e
         }
     }
+
+    public func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
+        if raw.kind == .warning && raw.values.0 == Self.warningNonFinite {
+            return .warning(node: nodeId, message: NonFiniteSamples.warning(count: Int(raw.values.1), firstTime: raw.values.2,
+                                                                            what: "captured audio"))
+        }
+        return raw.standardEvent(nodeId: nodeId)
+    }
+
+    public func reset() { reportedNonFinite = false }
 
     /// Server-side latency of the capture stream, in seconds (for benchmarks).
     public var serverLatency: Double? { stream?.latency() }

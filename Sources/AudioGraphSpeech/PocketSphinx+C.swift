@@ -64,9 +64,15 @@ final class PocketSphinxDecoder {
             throw EngineError(.model, "PocketSphinx rejected its configuration: \(Self.lastError())")
         }
         ag_ps_capture_log()
-        guard let ps = ps_init(cfg) else {
-            cmd_ln_free_r(cfg)
-            throw EngineError(.model, Self.lastError().isEmpty ? "PocketSphinx failed to load the model" : Self.lastError())
+        var fatal: Int32 = 0
+        guard let ps = ag_ps_init_guarded(cfg, &fatal) else {
+            // After a fatal error the half-built decoder may still hold the configuration.
+            if fatal == 0 { cmd_ln_free_r(cfg) }
+            let reason = Self.lastError()
+            var error = EngineError(.model, reason.isEmpty ? "PocketSphinx failed to load the model" : reason)
+            // Name the model part when PocketSphinx's words name its file.
+            if reason.contains(hmm) { error.parameter = "hmm" } else if reason.contains(dict) { error.parameter = "dict" }
+            throw error
         }
         config = cfg
         decoder = ps
@@ -309,6 +315,27 @@ final class PocketSphinxDecoder {
     /// A hypothesis without fillers, noise tokens or variants.
     static func clean(_ text: String) -> String {
         text.split(separator: " ").compactMap { word(String($0)) }.joined(separator: " ")
+    }
+
+    /// How many of the language model's words the dictionary cannot pronounce (PocketSphinx
+    /// leaves them out of the search without a word), of how many, with the first few.
+    func wordsWithoutPronunciation(examples: Int = 5) -> (missing: Int, total: Int, examples: [String]) {
+        // The search's model is a set mapped onto the dictionary's words; its member keeps the model's own.
+        guard let set = ps_get_lm(decoder, Self.mainSearch), let lm = ngram_model_set_lookup(set, "default"),
+              let counts = ngram_model_get_counts(lm) else { return (0, 0, []) }
+        var total = 0, missing = 0
+        var found: [String] = []
+        for id in 0..<Int32(counts[0]) {
+            guard let w = ngram_word(lm, id), w[0] != 0x3C /* "<": <s>, </s>, <UNK> */ else { continue }
+            total += 1
+            if let pron = ps_lookup_word(decoder, w) {
+                free(pron)
+            } else {
+                missing += 1
+                if found.count < examples { found.append(String(cString: w)) }
+            }
+        }
+        return (missing, total, found)
     }
 
     /// Whether every word of `phrase` is in the dictionary; returns the first unknown word.

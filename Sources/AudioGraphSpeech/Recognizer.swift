@@ -77,6 +77,8 @@ public final class Recognizer: AudioNode {
     private let enqueuedEnd = Atomic<UInt64>(0)
     private var nodeId = "recognizer"
     private var segmentation = Segmentation.whole
+    /// Warnings from loading the model, reported once with the first run's events.
+    private var loadWarnings: [String] = []
 
     init(_ p: ResolvedParameters) throws(GraphError) {
         nodeId = p.nodeId
@@ -128,6 +130,7 @@ public final class Recognizer: AudioNode {
     /// Loads the model (before the run announces `listening`).
     public func open() throws(EngineError) {
         guard decoder == nil else { return }
+        try checkModelFiles()
         do throws(EngineError) {
             let d = try PocketSphinxDecoder(hmm: hmm, dict: dict, search: search, limits: limits,
                                             dropsSilence: finalPass == .utterance,
@@ -136,16 +139,43 @@ public final class Recognizer: AudioNode {
                 throw EngineError(.model, "\"\(word)\" is not in the dictionary \(dict)",
                                   suggestion: "spell the keyphrase with dictionary words")
             }
+            if case .languageModel(let lm) = search {
+                let words = d.wordsWithoutPronunciation()
+                // A few missing words are usual (the en-us model lacks none); many mean a
+                // dictionary for another language model.
+                if words.missing > 0 && words.missing * 100 >= words.total {
+                    loadWarnings.append("\(words.missing) of the \(words.total) words of the language model \(lm) have no pronunciation in the dictionary \(dict) and cannot be recognised (e.g. \(words.examples.joined(separator: ", ")))")
+                }
+            }
             d.warmUp()
             decoder = d
         } catch {
             var e = error
+            if e.parameter != nil { throw e }
+            if e.message.contains("missing in the dictionary") { e.message += " \(dict)" }
             e.parameter = switch search {
             case .grammar: "grammar"
             case .keyphrase: "keyphrase"
             case .languageModel: "lm"
             }
             throw e
+        }
+    }
+
+    /// Checks the acoustic model and the dictionary before PocketSphinx reads them: it ends
+    /// the process on most damaged model files, and drops dictionary lines it cannot use.
+    private func checkModelFiles() throws(EngineError) {
+        let model: ModelDefinition
+        do {
+            model = try AcousticModelCheck.check(hmm)
+        } catch {
+            throw EngineError(.model, error.message, file: error.file, parameter: "hmm",
+                              suggestion: hmm == SpeechModel.defaultHMM ? "reinstall Debian's pocketsphinx-en-us" : "point hmm at a complete acoustic model")
+        }
+        do {
+            try PronunciationDictionary.check(dict, phones: model.phones)
+        } catch {
+            throw EngineError(.model, error.message, file: error.file, parameter: "dict")
         }
     }
 
@@ -214,7 +244,9 @@ public final class Recognizer: AudioNode {
     private func startThread() {
         guard let queue, let decoder else { return }
         exited.store(false, ordering: .relaxed)
-        results.withLock { $0 = StreamEvents([], through: -.infinity) }
+        let warnings = loadWarnings.map { StreamEvent(at: 0, EngineEvent.warning(node: nodeId, message: $0)) }
+        loadWarnings = []
+        results.withLock { $0 = StreamEvents(warnings, through: -.infinity) }
         let box = UncheckedSendable((self, queue, decoder))
         let t = Thread {
             let (node, queue, decoder) = box.value

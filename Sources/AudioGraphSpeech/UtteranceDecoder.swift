@@ -351,7 +351,7 @@ final class UtteranceDecoder {
     /// utterance's part is open.
     private func feed(_ x: UnsafeMutablePointer<Float>, _ n: Int) {
         for i in 0..<n {
-            var v = Int16(max(-32768, min(32767, (x[i] * 32768).rounded())))
+            var v = PCM.int16(x[i])
             if v == 0 && fillsDigitalSilence { v = Self.faintNoise(next + Int64(i)) }
             scratch[i] = v
             preroll[Int((next + Int64(i)) % Int64(preroll.count))] = v

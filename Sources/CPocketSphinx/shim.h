@@ -3,6 +3,7 @@
 #include <sphinxbase/err.h>
 #include <sphinxbase/cmd_ln.h>
 #include <sphinxbase/logmath.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,12 @@
 static inline char *ag_ps_error_storage(void) {
     static char buffer[1024];
     return buffer;
+}
+
+// Where a fatal error jumps to while this thread loads a model (see `ag_ps_init_guarded`).
+static inline jmp_buf **ag_ps_fatal_target(void) {
+    static _Thread_local jmp_buf *target;
+    return &target;
 }
 
 static void ag_ps_log_callback(void *user_data, err_lvl_t level, const char *format, ...) {
@@ -30,6 +37,9 @@ static void ag_ps_log_callback(void *user_data, err_lvl_t level, const char *for
     va_end(ap);
     size_t n = strlen(b);
     while (n > 0 && (b[n - 1] == '\n' || b[n - 1] == ' ')) b[--n] = 0;
+    // PocketSphinx calls exit() right after logging a fatal error. While a model loads on
+    // this thread, leave for the loader's guard instead, so the host process lives on.
+    if (level == ERR_FATAL && *ag_ps_fatal_target() != NULL) longjmp(**ag_ps_fatal_target(), 1);
 }
 
 /// Routes PocketSphinx's log into the shim (nothing reaches stderr) and clears the last error.
@@ -37,6 +47,24 @@ static inline void ag_ps_capture_log(void) {
     ag_ps_error_storage()[0] = 0;
     err_set_logfp(NULL);
     err_set_callback(ag_ps_log_callback, NULL);
+}
+
+/// `ps_init`, except that a fatal error PocketSphinx meets while loading returns NULL with
+/// `*fatal` set instead of ending the process. What the failed load allocated is leaked
+/// (PocketSphinx has no way to unwind it): a few files and buffers, once per failure.
+static inline ps_decoder_t *ag_ps_init_guarded(cmd_ln_t *config, int *fatal) {
+    jmp_buf target;
+    ps_decoder_t *volatile decoder = NULL;
+    *fatal = 0;
+    *ag_ps_fatal_target() = &target;
+    if (setjmp(target) == 0) {
+        decoder = ps_init(config);
+    } else {
+        *fatal = 1;
+        decoder = NULL;
+    }
+    *ag_ps_fatal_target() = NULL;
+    return decoder;
 }
 
 /// The last error-level message PocketSphinx logged since `ag_ps_capture_log` ("" if none).

@@ -10,8 +10,9 @@ enum RunCommand: Command {
         USAGE: audiograph run GRAPH.json [--source [NODE=]FILE]... [--set NODE.PARAM=VALUE]... [--json] [--realtime]
 
         Runs the graph. File inputs run as fast as the graph can go unless --realtime is
-        given; both give identical output and events. Ctrl-C stops (the audio already read
-        drains through the graph and files are finalised); a second Ctrl-C cancels.
+        given; both give identical output and events. Ctrl-C, SIGTERM or SIGHUP stops (the
+        audio already read drains through the graph, the utterance in flight gets its final
+        result, files are finalised; exit 0); a second one cancels.
 
         OPTIONS:
           --source FILE           Replace the graph's live input with a file source reading FILE.
@@ -42,6 +43,7 @@ enum RunCommand: Command {
             options.blockFrames = b
         }
 
+        let signals = SignalHandler()
         let graph = try GraphLoading.load(path, sources: sources, sets: sets)
         let printer = EventPrinter(json: json)
         let session: RecognitionSession
@@ -53,12 +55,10 @@ enum RunCommand: Command {
         }
         let engine = session.engine
         session.onEvent { printer.print($0) }
-        let signals = SignalHandler(
-            first: { try? session.stop() },
-            second: { try? session.cancel() })
         let progress = ProgressBar(enabled: !json && isatty(STDERR_FILENO) == 1, duration: engine.duration)
         let started = Date()
         try session.start()
+        signals.attach(stop: { try? session.stop() }, cancel: { try? session.cancel() })
         var reason: EndReason?
         while reason == nil {
             progress.update(position: engine.position)

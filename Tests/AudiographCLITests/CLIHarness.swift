@@ -20,8 +20,9 @@ enum CLI {
         return debug
     }
 
-    /// Runs `audiograph ARGS` from the package root; `interruptAfter` sends SIGINT(s).
-    static func run(_ args: [String], interruptAfter: [Double] = [], timeout: Double = 60,
+    /// Runs `audiograph ARGS` from the package root; `interruptAfter` sends `signal` (SIGINT
+    /// unless given) at those times, `interruptWhen` once when the output satisfies it.
+    static func run(_ args: [String], interruptAfter: [Double] = [], signal: Int32 = SIGINT, timeout: Double = 60,
                     environment: [String: String] = [:], during: (@Sendable () -> Void)? = nil,
                     interruptWhen: (@Sendable (String) -> Bool)? = nil,
                     started: (@Sendable (Int32) -> Void)? = nil) throws -> Result {
@@ -59,14 +60,15 @@ enum CLI {
             let elapsed = Date().timeIntervalSince(started)
             if let next = pending.first, elapsed >= next {
                 pending.removeFirst()
-                kill(p.processIdentifier, SIGINT)
+                kill(p.processIdentifier, signal)
             }
             if let when = interruptWhen, when(String(decoding: holder.sofar(), as: UTF8.self)) {
                 interruptWhen = nil
-                kill(p.processIdentifier, SIGINT)
+                kill(p.processIdentifier, signal)
             }
             if elapsed > timeout {
-                p.terminate()
+                // SIGKILL: the child inherits this thread's blocked signals, SIGTERM among them.
+                kill(p.processIdentifier, SIGKILL)
                 Issue.record("audiograph \(args) did not end within \(timeout) s")
                 break
             }

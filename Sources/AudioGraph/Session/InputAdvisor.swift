@@ -34,7 +34,8 @@ final class InputAdvisor: @unchecked Sendable {
             clipped += clips
             if rms > 0.003 { loudBlocks += 1 }
             if !inSpeech {
-                let db = 20 * log10(max(rms, 1e-6))
+                // NaN can only come from a custom node (sources replace non-finite samples).
+                let db = rms.isFinite ? 20 * log10(max(rms, 1e-6)) : -120
                 quietLevels[max(0, min(120, Int(db.rounded()) + 120))] += 1
             }
         }

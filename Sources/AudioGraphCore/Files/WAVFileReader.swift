@@ -79,12 +79,15 @@ final class WAVFileReader {
             case .float(bits: 32):
                 let p = src + c * 4
                 for i in 0..<count {
-                    out[i] = Float(bitPattern: UInt32(littleEndian: p.loadUnaligned(fromByteOffset: i * stride, as: UInt32.self)))
+                    let v = Float(bitPattern: UInt32(littleEndian: p.loadUnaligned(fromByteOffset: i * stride, as: UInt32.self)))
+                    out[i] = v.isFinite ? v : 0
                 }
             case .float:
                 let p = src + c * 8
                 for i in 0..<count {
-                    out[i] = Float(Double(bitPattern: UInt64(littleEndian: p.loadUnaligned(fromByteOffset: i * stride, as: UInt64.self))))
+                    // Doubles beyond Float's range become infinite here: silence too.
+                    let v = Float(Double(bitPattern: UInt64(littleEndian: p.loadUnaligned(fromByteOffset: i * stride, as: UInt64.self))))
+                    out[i] = v.isFinite ? v : 0
                 }
             case .muLaw:
                 let p = (src + c).assumingMemoryBound(to: UInt8.self)
@@ -98,6 +101,27 @@ final class WAVFileReader {
 }
 
 extension WAVFileReader {
+    /// Float samples that are not numbers or infinite (``read`` gives silence for them): how
+    /// many, and the frame of the first. Integer encodings have none.
+    func nonFiniteSamples() -> (count: Int, firstFrame: Int) {
+        guard case .float(let bits) = header.encoding else { return (0, 0) }
+        let channels = header.format.channelCount, stride = header.blockAlign
+        var count = 0, first = -1
+        for frame in 0..<header.frameCount {
+            let src = base + header.dataOffset + frame * stride
+            for c in 0..<channels {
+                let v = bits == 32
+                    ? Float(bitPattern: UInt32(littleEndian: src.loadUnaligned(fromByteOffset: c * 4, as: UInt32.self)))
+                    : Float(Double(bitPattern: UInt64(littleEndian: src.loadUnaligned(fromByteOffset: c * 8, as: UInt64.self))))
+                if !v.isFinite {
+                    count += 1
+                    if first < 0 { first = frame }
+                }
+            }
+        }
+        return (count, max(0, first))
+    }
+
     /// The common case, aligned 16-bit PCM, in one pass over the interleaved frames.
     @inline(__always)
     fileprivate func readInt16(_ src: UnsafePointer<Int16>, channels: Int, into buffer: AudioBuffer, at offset: Int,

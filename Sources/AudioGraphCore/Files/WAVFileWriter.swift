@@ -55,14 +55,11 @@ final class WAVFileWriter {
             switch sampleFormat {
             case .s16:
                 let out = scratch.assumingMemoryBound(to: Int16.self)
-                for i in 0..<n {
-                    let v = (src[i] * 32768).rounded()
-                    out[i * channels + c] = Int16(max(-32768, min(32767, v))).littleEndian
-                }
+                for i in 0..<n { out[i * channels + c] = PCM.int16(src[i]).littleEndian }
             case .s24:
                 let out = scratch.assumingMemoryBound(to: UInt8.self)
                 for i in 0..<n {
-                    let v = Int32(max(-8_388_608, min(8_388_607, (Double(src[i]) * 8_388_608).rounded())))
+                    let v = PCM.int24(src[i])
                     let o = (i * channels + c) * 3
                     out[o] = UInt8(truncatingIfNeeded: v)
                     out[o + 1] = UInt8(truncatingIfNeeded: v >> 8)

@@ -18,6 +18,8 @@ public final class FileSource: AudioNode {
 
     /// Warning code: the header's warnings (lying or ragged data chunk).
     static let warningHeader = 1.0
+    /// Warning code: float samples that are not numbers, played as silence.
+    static let warningNonFinite = 2.0
 
     let path: String
     let startSeconds: Double
@@ -27,6 +29,8 @@ public final class FileSource: AudioNode {
     private var loopsDone = 0
     private var startFrame = 0
     private var warned = false
+    /// Float samples that are not numbers or infinite, and the first one's frame.
+    private var nonFinite = (count: 0, firstFrame: 0)
 
     init(_ p: ResolvedParameters) {
         path = p.string("path") ?? ""
@@ -44,6 +48,7 @@ public final class FileSource: AudioNode {
             throw e
         }
         reader = r
+        nonFinite = r.nonFiniteSamples()
         startFrame = min(Int(startSeconds * r.header.format.sampleRate), r.header.frameCount)
         position = startFrame
     }
@@ -63,6 +68,10 @@ public final class FileSource: AudioNode {
             warned = true
             if !reader.header.warnings.isEmpty {
                 io.emit(NodeEvent(.warning, t: 0, values: (Self.warningHeader, 0, 0, 0)))
+            }
+            if nonFinite.count > 0 {
+                let first = Double(nonFinite.firstFrame) / reader.header.format.sampleRate
+                io.emit(NodeEvent(.warning, t: 0, values: (Self.warningNonFinite, Double(nonFinite.count), first, 0)))
             }
         }
         let total = reader.header.frameCount
@@ -89,6 +98,9 @@ public final class FileSource: AudioNode {
     }
 
     public func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
+        if raw.kind == .warning && raw.values.0 == Self.warningNonFinite {
+            return .warning(node: nodeId, message: NonFiniteSamples.warning(count: Int(raw.values.1), firstTime: raw.values.2, what: path))
+        }
         if raw.kind == .warning, let r = reader {
             return .warning(node: nodeId, message: "\(path): \(r.header.warnings.joined(separator: "; "))")
         }

@@ -1,0 +1,56 @@
+import AudioGraphTestSupport
+import Foundation
+import Testing
+
+/// SIGTERM (systemd, Docker) and SIGHUP (a closed terminal) stop a run as the first Ctrl-C
+/// does: the utterance in flight gets its final result, files are finalised, exit 0. A
+/// second signal of any of these cancels.
+@Suite struct SignalTests {
+    static let stopping: [Int32] = [SIGTERM, SIGHUP, SIGINT]
+
+    @Test(.enabled(if: Flite.isAvailable, "flite is not installed"), arguments: stopping)
+    func aSignalMidUtteranceStillDeliversItsFinal(_ signal: Int32) throws {
+        let wav = try #require(Flite.speech("go forward ten meters find japanese restaurants nearby"))
+        // Signalled at the first partial: the utterance has begun and not ended.
+        let r = try CLI.run(["run", "Graphs/dictation.json", "--source", wav.path, "--realtime", "--json"],
+                            signal: signal, interruptWhen: { $0.contains(#""type":"partial""#) })
+        #expect(r.status == 0, "signal \(signal): \(r.stderr)")
+        let finals = r.stdoutLines.filter { $0.contains(#""type":"final""#) }
+        #expect(finals.count == 1 && finals[0].contains(#""text":"go"#), "signal \(signal): \(r.stdout)")
+        #expect(r.stdoutLines.last == #"{"type":"end","reason":"stopped"}"#)
+    }
+
+    @Test(arguments: stopping)
+    func aSignalLeavesTheRecordingWhole(_ signal: Int32) throws {
+        let out = CLI.tempDir().appendingPathComponent("long.wav")
+        let started = Date()
+        let r = try CLI.run(["run", "Graphs/tone.json", "--realtime", "--json", "--set", "out.path=\(out.path)",
+                             "--set", "sine.duration=30", "--set", "noise.duration=30"],
+                            interruptAfter: [2.0], signal: signal)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdoutLines.last == #"{"type":"end","reason":"stopped"}"#)
+        // Everything rendered before the signal is in the file: at least the 2 s of run time
+        // less the start-up, and never more than the run lasted.
+        let seconds = Double(try WAVFixture.read(out).samples.count) / (2 * 48000)
+        #expect(seconds > 1.5 && seconds <= elapsed + 0.1, "\(seconds) s written in a \(elapsed) s run")
+    }
+
+    @Test func aSecondSignalOfAnotherKindCancels() throws {
+        let g = CLI.tempDir().appendingPathComponent("endless.json")
+        try """
+            {"nodes": [{"id": "s", "type": "test-signal", "params": {"duration": 0}}, {"id": "o", "type": "null-sink"}],
+             "connections": [{"from": "s", "to": "o"}]}
+            """.write(to: g, atomically: true, encoding: .utf8)
+        // SIGTERM then SIGHUP at once: the stop has not ended the run when the second comes.
+        let r = try CLI.run(["run", g.path, "--realtime", "--json"], started: { pid in
+            Thread {
+                usleep(500_000)
+                kill(pid, SIGTERM)
+                kill(pid, SIGHUP)
+            }.start()
+        })
+        #expect(r.status == 0)
+        #expect(r.stdoutLines.last == #"{"type":"end","reason":"cancelled"}"#, "\(r.stdout)")
+    }
+}
