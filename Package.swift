@@ -47,6 +47,8 @@ let package = Package(
         .executableTarget(name: "audiograph", dependencies: ["AudioGraph", "AudioGraphPulse"]),
         .executableTarget(name: "audiograph-example", dependencies: ["AudioGraph"]),
         .executableTarget(name: "audiograph-bench", dependencies: ["AudioGraph", "AudioGraphDSP", "AudioGraphTestSupport", "CAllocCounter"]),
+        /// Fuzz targets (Tools/fuzz builds them with libFuzzer; plainly built, a replayer).
+        .executableTarget(name: "audiograph-fuzz", dependencies: ["AudioGraph", "AudioGraphSpeech"]),
 
         // MARK: Tests
         .testTarget(name: "AudioGraphCoreTests", dependencies: ["AudioGraphCore"]),

@@ -194,6 +194,8 @@ final class PulseStream: @unchecked Sendable {
     let dataReady = Wakeup()
     /// Set (under the main-loop lock) once the stream is disconnected.
     private var closed = false
+    /// Capture: the timer that reads again what the ring had no room for (main-loop thread).
+    private var retry: OpaquePointer?
     private let scratch: UnsafeMutablePointer<Float>
     private let scratchFrames: Int
 
@@ -281,6 +283,11 @@ final class PulseStream: @unchecked Sendable {
     deinit { scratch.deallocate() }
 
     /// Server callback (main-loop thread): copy what arrived into the ring. No allocation.
+    ///
+    /// A fragment the ring has no room for yet stays in the stream's own queue (up to the
+    /// server's maxlength, 4 MiB: 11 s of 48 kHz stereo) and is read again shortly: a burst
+    /// (a pipe or network source, the backlog of a stall) is delayed, never dropped, while
+    /// the render thread drains the ring faster than real time.
     private func onReadable(_ s: OpaquePointer) {
         while pa_stream_readable_size(s) > 0 {
             var data: UnsafeRawPointer?
@@ -289,6 +296,10 @@ final class PulseStream: @unchecked Sendable {
             if bytes == 0 { break }
             let frames = bytes / (4 * channels)
             if let data {
+                if ring.space < frames && frames <= ring.capacity {
+                    retryRead(s)
+                    break
+                }
                 let written = ring.write(interleaved: data.assumingMemoryBound(to: Float.self), frames: frames)
                 if written < frames { lostFrames.add(frames - written, ordering: .relaxed) }
             } else {
@@ -319,6 +330,19 @@ final class PulseStream: @unchecked Sendable {
             pa_stream_write(s, data, frames * 4 * channels, nil, 0, PA_SEEK_RELATIVE)
             left -= frames * 4 * channels
         }
+    }
+
+    /// Reads again in 5 ms what the ring could not take (main-loop thread).
+    private func retryRead(_ s: OpaquePointer) {
+        let due = pa_rtclock_now() + 5000
+        if let retry {
+            pa_context_rttime_restart(connection.context, retry, due)
+            return
+        }
+        retry = pa_context_rttime_new(connection.context, due, { _, _, _, userdata in
+            let st = Unmanaged<PulseStream>.fromOpaque(userdata!).takeUnretainedValue()
+            if !st.closed { st.onReadable(st.stream) }
+        }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Starts (false) or pauses (true) the stream.
@@ -375,6 +399,8 @@ final class PulseStream: @unchecked Sendable {
         pa_stream_set_overflow_callback(stream, nil, nil)
         pa_stream_set_underflow_callback(stream, nil, nil)
         pa_context_set_state_callback(connection.context, nil, nil)
+        if let retry, let api = pa_threaded_mainloop_get_api(ml) { api.pointee.time_free(retry) }
+        retry = nil
         pa_stream_disconnect(stream)
         pa_stream_unref(stream)
         closed = true

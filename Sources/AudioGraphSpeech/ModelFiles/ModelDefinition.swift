@@ -12,6 +12,11 @@ struct ModelDefinition {
 
     init(_ path: String) throws(ModelFileProblem) {
         var r = try ModelFileReader(path)
+        self = try Self(&r)
+    }
+
+    /// Reads a definition from `r` (its whole file).
+    init(_ r: inout ModelFileReader) throws(ModelFileProblem) {
         guard r.bytes.count >= 4 else { throw r.problem("is \(r.bytes.count) bytes: empty or truncated") }
         let mark = try r.uint32("format mark")
         if mark == 0x4644_4D42 || mark == 0x424D_4446 {

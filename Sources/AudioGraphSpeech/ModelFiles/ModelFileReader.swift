@@ -35,6 +35,12 @@ struct ModelFileReader {
         }
     }
 
+    /// A reader over bytes already in memory (fuzzing, tests).
+    init(path: String, bytes: Data) {
+        self.path = path
+        self.bytes = bytes
+    }
+
     var remaining: Int { bytes.count - offset }
     var atEnd: Bool { offset >= bytes.count }
 

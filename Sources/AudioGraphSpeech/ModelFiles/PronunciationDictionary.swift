@@ -7,7 +7,12 @@ enum PronunciationDictionary {
     /// The number of words; throws on the first line PocketSphinx could not use.
     @discardableResult
     static func check(_ path: String, phones: [String], allowEmpty: Bool = false) throws(ModelFileProblem) -> Int {
-        let reader = try ModelFileReader(path)
+        try check(ModelFileReader(path), phones: phones, allowEmpty: allowEmpty)
+    }
+
+    /// Checks a dictionary's bytes.
+    @discardableResult
+    static func check(_ reader: ModelFileReader, phones: [String], allowEmpty: Bool = false) throws(ModelFileProblem) -> Int {
         let known = phones.compactMap(packed).sorted()
         var words = 0
         var line = 0

@@ -1,0 +1,91 @@
+import Foundation
+// The parsers are internal: fuzzing reaches them through a testable (debug) build only.
+#if DEBUG
+@testable import AudioGraph
+@testable import AudioGraphCore
+@testable import AudioGraphSpeech
+
+/// In-process fuzz targets for the parsers that take outside input: WAV headers, graph files
+/// (parse and validate), `--set` assignments, pronunciation dictionaries and acoustic model
+/// definitions. `AG_FUZZ_TARGET` picks one: wav, graph, set, dict, mdef, s3.
+///
+/// `Tools/fuzz` builds this with `-sanitize=fuzzer,address` (libFuzzer supplies `main`);
+/// built plainly, it replays files given as arguments through the same target.
+enum FuzzTargets {
+    static let target = ProcessInfo.processInfo.environment["AG_FUZZ_TARGET"] ?? "wav"
+    static let phones = ["AA", "AE", "AH", "B", "D", "SIL", "+NSN+"]
+    static let registry = NodeRegistry.builtin
+
+    static func run(_ bytes: UnsafeRawBufferPointer) {
+        switch target {
+        case "wav":
+            _ = try? WAVHeader.parse(bytes)
+        case "graph":
+            if let g = try? GraphFile.parse(Array(bytes), file: "fuzz.json") {
+                _ = GraphValidator.validate(g, registry: registry)
+            }
+        case "set":
+            var g = GraphDescription(name: "fuzz")
+            g.addNode("a", type: "gain")
+            g.addNode("v", type: "vad")
+            g.addNode("r", type: "recognizer")
+            g.connect("a", to: "v")
+            g.connect("v", to: "r")
+            if (try? GraphEdits.set(String(decoding: bytes, as: UTF8.self), in: &g, registry: registry)) != nil {
+                _ = GraphValidator.validate(g, registry: registry)
+            }
+        case "dict":
+            _ = try? PronunciationDictionary.check(ModelFileReader(path: "fuzz.dict", bytes: Data(bytes)), phones: phones)
+        case "mdef":
+            var r = ModelFileReader(path: "mdef", bytes: Data(bytes))
+            _ = try? ModelDefinition(&r)
+        case "s3":
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-s3-\(getpid())")
+            try? Data(bytes).write(to: url)
+            _ = try? S3ParameterFile.gaussians(url.path)
+            _ = try? S3ParameterFile.transitions(url.path)
+        default:
+            fatalError("AG_FUZZ_TARGET: unknown target \(target) (wav, graph, set, dict, mdef, s3)")
+        }
+    }
+}
+
+#if FUZZING
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    FuzzTargets.run(UnsafeRawBufferPointer(start: data, count: size))
+    return 0
+}
+
+/// SwiftPM links an executable's entry point under this name; libFuzzer's driver runs from it.
+@_cdecl("audiograph_fuzz_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var argc = argc
+    var argv = argv
+    return LLVMFuzzerRunDriver(&argc, &argv, fuzzOne)
+}
+#else
+@main
+enum Replay {
+    /// Replays inputs (files given as arguments) through `AG_FUZZ_TARGET`, as a crash
+    /// found by the fuzzer is checked again.
+    static func main() {
+        for path in CommandLine.arguments.dropFirst() {
+            guard let d = FileManager.default.contents(atPath: path) else { continue }
+            d.withUnsafeBytes { FuzzTargets.run($0) }
+        }
+    }
+}
+#endif
+#else
+@main
+enum Replay {
+    static func main() {
+        FileHandle.standardError.write(Data("audiograph-fuzz: a debug build only (Tools/fuzz)\n".utf8))
+    }
+}
+#endif
