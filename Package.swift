@@ -19,6 +19,8 @@ let package = Package(
         // MARK: C libraries
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
+        /// flite has no pkg-config file in Debian: the module map links its libraries.
+        .systemLibrary(name: "CFlite", providers: [.apt(["flite1-dev"])]),
         .systemLibrary(
             name: "CPocketSphinx", pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]),
@@ -35,7 +37,7 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CFFTW", "CDSPKernels"]),
         .target(name: "AudioGraphPulse", dependencies: ["AudioGraphCore", "CPulse"]),
-        .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "CPocketSphinx"]),
+        .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "CPocketSphinx", "CFlite"]),
         .target(
             name: "AudioGraph",
             dependencies: ["AudioGraphCore", "AudioGraphDSP", "AudioGraphPulse", "AudioGraphSpeech"]),
@@ -46,7 +48,7 @@ let package = Package(
         // MARK: Executables
         .executableTarget(name: "audiograph", dependencies: ["AudioGraph", "AudioGraphPulse"]),
         .executableTarget(name: "audiograph-example", dependencies: ["AudioGraph"]),
-        .executableTarget(name: "audiograph-bench", dependencies: ["AudioGraph", "AudioGraphDSP", "AudioGraphTestSupport", "CAllocCounter"]),
+        .executableTarget(name: "audiograph-bench", dependencies: ["AudioGraph", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphTestSupport", "CAllocCounter"]),
         /// Fuzz targets (Tools/fuzz builds them with libFuzzer; plainly built, a replayer).
         .executableTarget(name: "audiograph-fuzz", dependencies: ["AudioGraph", "AudioGraphSpeech"]),
 

@@ -71,6 +71,13 @@ public final class PulseSource: AudioNode {
         let wanted = deviceName ?? c.defaults().source
         guard let d = sources.first(where: { $0.name == wanted }) else {
             let names = sources.map(\.name).joined(separator: ", ")
+            if deviceName == nil {
+                // PipeWire without a session manager (or a server with no source yet) names
+                // "@DEFAULT_SOURCE@" or nothing as its default.
+                throw EngineError(.device, "PulseAudio: the server \(c.server) has no default source (available: \(names.isEmpty ? "none" : names))",
+                                  parameter: "device",
+                                  suggestion: "set the node's device (--set NODE.device=NAME), or make one the default: pactl set-default-source NAME")
+            }
             throw EngineError(.device, "PulseAudio: no source named \"\(wanted)\" (available: \(names.isEmpty ? "none" : names))",
                               parameter: "device", suggestion: "`audiograph devices` lists them")
         }

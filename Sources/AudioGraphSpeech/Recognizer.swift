@@ -66,6 +66,10 @@ public final class Recognizer: AudioNode {
     private let done = Atomic<Bool>(false)
     private let cancelled = Atomic<Bool>(false)
     private let exited = Atomic<Bool>(true)
+    /// Set when the node's input has ended while the run goes on (other sources): the
+    /// decoding thread then ends the utterance in flight and reports through the end of the
+    /// stream, so the events of nodes still running are not held back for it.
+    private let inputEnded = Atomic<Bool>(false)
     /// Results for the delivery thread, and how far the decoding thread has got through the
     /// stream (the engine holds later render-thread events until it gets there).
     private let results = Locked(StreamEvents([], through: -.infinity))
@@ -162,21 +166,9 @@ public final class Recognizer: AudioNode {
         }
     }
 
-    /// Checks the acoustic model and the dictionary before PocketSphinx reads them: it ends
-    /// the process on most damaged model files, and drops dictionary lines it cannot use.
+    /// Checks the acoustic model and the dictionary before PocketSphinx reads them.
     private func checkModelFiles() throws(EngineError) {
-        let model: ModelDefinition
-        do {
-            model = try AcousticModelCheck.check(hmm)
-        } catch {
-            throw EngineError(.model, error.message, file: error.file, parameter: "hmm",
-                              suggestion: hmm == SpeechModel.defaultHMM ? "reinstall Debian's pocketsphinx-en-us" : "point hmm at a complete acoustic model")
-        }
-        do {
-            try PronunciationDictionary.check(dict, phones: model.phones)
-        } catch {
-            throw EngineError(.model, error.message, file: error.file, parameter: "dict")
-        }
+        try SpeechModel.check(hmm: hmm, dict: dict)
     }
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {
@@ -198,6 +190,7 @@ public final class Recognizer: AudioNode {
             queue.unsafelyUnwrapped.write(input)
             enqueuedEnd.store(input.endTime.bitPattern, ordering: .releasing)
         }
+        if io.inputsEnded { inputEnded.store(true, ordering: .releasing) }
         if !continuous {
             // Single utterance: the session ends with the first utterance's end.
             let closing: StreamMarker.Kind = segmentation == .endOfSpeech ? .utteranceEnd : .speechEnd
@@ -225,6 +218,7 @@ public final class Recognizer: AudioNode {
     public func reset() {
         done.store(false, ordering: .relaxed)
         cancelled.store(false, ordering: .relaxed)
+        inputEnded.store(false, ordering: .relaxed)
         // Onsets a cancelled run left queued lie ahead of the new run's audio: they would
         // promise too much.
         while onsets.pop() != nil {}
@@ -299,11 +293,18 @@ public final class Recognizer: AudioNode {
             isCancelled: { self.cancelled.load(ordering: .relaxed) },
             reached: { [results] t in results.withLock { $0.through = max($0.through, t) } })
         var nextOnset: Double?
+        var finishedEarly = false
         while true {
             guard let (index, block) = queue.next() else {
                 if done.load(ordering: .acquiring) {
                     if queue.hasData { continue }  // a block landed after next(): take it
                     break
+                }
+                if !finishedEarly && inputEnded.load(ordering: .acquiring) && !queue.hasData {
+                    finishedEarly = true
+                    utterances.finish()
+                    results.withLock { $0.through = .infinity }
+                    eventsReady.signal()
                 }
                 queue.waitForData(timeout: 0.005)
                 continue
@@ -314,7 +315,7 @@ public final class Recognizer: AudioNode {
             let through = utterances.awaitsOnset ? noEventsBefore(after: end, pending: &nextOnset) : end
             results.withLock { $0.through = max($0.through, through) }
         }
-        utterances.finish()
+        if !finishedEarly { utterances.finish() }
         results.withLock { $0.through = .infinity }
         eventsReady.signal()
     }

@@ -2,6 +2,7 @@ import AudioGraphTestSupport
 import AudioGraph
 import AudioGraphCore
 import AudioGraphDSP
+import AudioGraphSpeech
 import CAllocCounter
 import Foundation
 import Synchronization
@@ -295,11 +296,43 @@ func benchPulse(seconds: Double, fragments: [Double] = [0.01, 0.02]) async throw
     }
 }
 
+/// Start-up parts of the recognizer: the model-file checks, then the whole load as a
+/// session over the dictation graph's recognizer settings (median of `runs`).
+func benchModel(runs: Int = 5) throws {
+    func median(_ f: () throws -> Void) rethrows -> Double {
+        var t: [Double] = []
+        for _ in 0..<runs {
+            let start = Date()
+            try f()
+            t.append(Date().timeIntervalSince(start) * 1000)
+        }
+        return t.sorted()[runs / 2]
+    }
+    let check = try median { try SpeechModel.check(hmm: SpeechModel.defaultHMM, dict: SpeechModel.defaultDict) }
+    let silence = FileManager.default.temporaryDirectory.appendingPathComponent("bench-silence.wav")
+    var wav = Data()
+    func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { wav.append(contentsOf: $0) } }
+    func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { wav.append(contentsOf: $0) } }
+    wav.append(contentsOf: Array("RIFF".utf8)); u32(36 + 16000); wav.append(contentsOf: Array("WAVEfmt ".utf8))
+    u32(16); u16(1); u16(1); u32(16000); u32(32000); u16(2); u16(16)
+    wav.append(contentsOf: Array("data".utf8)); u32(16000); wav.append(Data(count: 16000))
+    try wav.write(to: silence)
+    var g = GraphDescription(name: "model")
+    g.addNode("src", type: "file-source", ["path": .string(silence.path)])
+    g.addNode("asr", type: "recognizer", ["final": "live"])
+    g.connect("src", to: "asr")
+    let load = try median { _ = try RecognitionSession(graph: g) }
+    print("| recognizer start-up (median of \(runs)) | ms |\n|---|---|")
+    print(String(format: "| model-file checks (acoustic model, 134k-word dictionary) | %.1f |", check))
+    print(String(format: "| whole load (checks, PocketSphinx, preview search, warm-up) | %.0f |", load))
+}
+
 let args = Array(CommandLine.arguments.dropFirst())
 do {
     switch args.first {
     case "engine": try await benchEngine(Array(args.dropFirst()))
     case "resample": try await benchResample()
+    case "model": try benchModel()
     case "pulse":
         let fragments = args.count > 2 ? args[2].split(separator: ",").compactMap { Double($0).map { $0 / 1000 } } : [0.01, 0.02]
         try await benchPulse(seconds: args.count > 1 ? Double(args[1]) ?? 20 : 20, fragments: fragments)
@@ -307,7 +340,7 @@ do {
         guard args.count == 2 else { print("USAGE: audiograph-bench vad FOLDER"); exit(2) }
         try await benchVAD(args[1])
     default:
-        print("USAGE: audiograph-bench engine [FILE.wav] [--runs N] | resample | vad FOLDER | pulse [SECONDS] [FRAGMENT_MS,...]")
+        print("USAGE: audiograph-bench engine [FILE.wav] [--runs N] | resample | model | vad FOLDER | pulse [SECONDS] [FRAGMENT_MS,...]")
         exit(args.isEmpty ? 0 : 2)
     }
 } catch {

@@ -63,6 +63,10 @@ final class EventPrinter: Sendable {
             }
         case .final(_, let r):
             out(String(format: "%8.3f s  [%d] %@  (confidence %.2f)", r.start, r.utterance, r.text, r.confidence))
+        case .speakStart(let node, _, let text, let t):
+            out(String(format: "%8.3f s  %@  says: %@", t, node, text))
+        case .speakEnd(let node, _, let t, let cancelled):
+            if cancelled { out(String(format: "%8.3f s  %@  stopped speaking", t, node)) }
         case .warning(let node, let message):
             err("audiograph: warning: " + (node.map { "node \"\($0)\": " } ?? "") + message)
         case .overrun(let node, let lost):

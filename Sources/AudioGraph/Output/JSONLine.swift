@@ -88,6 +88,10 @@ extension EngineEvent {
             j.add("node", node)
         case .warning(let node, let message):
             j.add("type", "warning"); if let node { j.add("node", node) }; j.add("message", message)
+        case .speakStart(let node, let id, let text, let t):
+            j.add("type", "speak-start"); j.add("node", node); j.add("id", id); j.add("text", text); j.add("t", t)
+        case .speakEnd(let node, let id, let t, let cancelled):
+            j.add("type", "speak-end"); j.add("node", node); j.add("id", id); j.add("t", t); j.add("cancelled", cancelled)
         case .overrun(let node, let lost):
             j.add("type", "overrun"); j.add("node", node); j.add("lost", lost)
         case .underrun(let node, let count, let frames):

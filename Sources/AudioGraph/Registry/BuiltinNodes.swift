@@ -14,6 +14,7 @@ extension NodeRegistry {
         r.register(VoiceActivityDetector.descriptor)
         r.register(EndOfSpeechDetector.descriptor)
         r.register(Recognizer.descriptor)
+        r.register(SpeechSynth.descriptor)
         r.converter = NodeRegistry.formatConverter
         return r
     }()

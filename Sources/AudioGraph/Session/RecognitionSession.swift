@@ -1,4 +1,5 @@
 import AudioGraphCore
+import AudioGraphSpeech
 import Foundation
 
 /// A speech recognition session over a graph (SFSpeechRecognitionTask, SpeechKit's
@@ -54,7 +55,7 @@ public final class RecognitionSession: Sendable {
         // The advisor's suggestions are about speech: graphs that only convert or record
         // audio do not pay for watching the input.
         let listens = engine.graph.nodes.contains { !$0.descriptor.markers.isEmpty || $0.descriptor.type == "recognizer" }
-        if listens, let source = engine.graph.nodes.first(where: { $0.descriptor.role == .source }) {
+        if listens, let source = engine.graph.nodes.first(where: { $0.descriptor.role == .source && $0.descriptor.type != SpeechSynth.descriptor.type }) {
             let advisor = self.advisor
             try engine.installTap(onNode: source.id, bufferSize: 1600) { advisor.observe($0) }
         }
@@ -87,6 +88,21 @@ public final class RecognitionSession: Sendable {
     public func stop() throws(SessionError) {
         let action = try machine.withLock { m throws(SessionError) in try m.stop() }
         if action == .stopEngine { engine.stop() }
+    }
+
+    /// Speaks `text` through the graph's `speech-synth` node; returns once it has been
+    /// played (true) or cancelled (false). Throws when the graph has no such node or its
+    /// queue is full.
+    public func speak(_ text: String) async throws -> Bool {
+        guard let synth = engine.firstNode(of: SpeechSynth.self) else {
+            throw EngineError(.internalLimit, "the graph has no speech-synth node to speak with")
+        }
+        return try await synth.speak(text)
+    }
+
+    /// Stops what the graph's `speech-synth` is saying and drops what waits.
+    public func cancelSpeech() {
+        engine.firstNode(of: SpeechSynth.self)?.cancelSpeech()
     }
 
     /// Discards pending audio and results and ends at once.

@@ -54,6 +54,15 @@ public final class FrameRing: @unchecked Sendable {
         return n
     }
 
+    /// Drops up to `frames` frames; returns how many. Consumer only; real-time safe.
+    @discardableResult
+    public func discard(frames: Int) -> Int {
+        let h = head.load(ordering: .relaxed)
+        let n = min(frames, tail.load(ordering: .acquiring) - h)
+        head.store(h + n, ordering: .releasing)
+        return n
+    }
+
     /// Moves up to `frames` frames into `buffer` (deinterleaving) at `offset`; returns how many.
     /// Consumer only; real-time safe.
     @discardableResult

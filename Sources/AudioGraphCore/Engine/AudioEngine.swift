@@ -108,6 +108,14 @@ public final class AudioEngine: @unchecked Sendable {
         return s.outputs[bus].format
     }
 
+    /// The node with this id, once prepared (e.g. a `speech-synth` to speak through).
+    public func node(_ id: String) -> (any AudioNode)? { plan?.stepById[id]?.node }
+
+    /// The first node of type `T`, once prepared.
+    public func firstNode<T: AudioNode>(of type: T.Type) -> T? {
+        plan?.steps.lazy.compactMap { $0.node as? T }.first
+    }
+
     /// Total length of the clock source in seconds, when known (file input).
     public var duration: Double? {
         guard let c = plan?.clock, let n = c.node.durationFrames, let f = c.outputs.first?.format else { return nil }
@@ -373,9 +381,11 @@ public final class AudioEngine: @unchecked Sendable {
     private func deliveryLoop() {
         guard let plan else { return }
         let handler = lock.withLock { $0.handler }
+        let observers = plan.steps.map(\.node).filter(\.observesEvents)
         func deliver(_ e: EngineEvent) {
             // cancel() discards: no final once it has been called, whatever was decoded before.
             if case .final = e, cancelRequested.load(ordering: .acquiring) { return }
+            for o in observers { o.observe(e) }
             handler?(e)
             if streamWanted.load(ordering: .acquiring) { eventContinuation.yield(e) }
         }

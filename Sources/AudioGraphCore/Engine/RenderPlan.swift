@@ -135,9 +135,15 @@ final class RenderPlan {
         return true
     }
 
-    /// Seconds of stream time the clock source has produced.
+    /// Seconds of stream time the clock source has produced; once it has ended, the furthest
+    /// any source has got (a speech-synth answering after a file ended goes on being paced).
     var streamSeconds: Double {
         guard let c = clock, let o = c.outputs.first else { return 0 }
-        return Double(c.produced[0]) / o.format.sampleRate
+        let clockSeconds = Double(c.produced[0]) / o.format.sampleRate
+        guard c.ended else { return clockSeconds }
+        return steps.reduce(clockSeconds) { t, s in
+            guard s.role == .source, let f = s.outputs.first?.format else { return t }
+            return max(t, Double(s.produced[0]) / f.sampleRate)
+        }
     }
 }

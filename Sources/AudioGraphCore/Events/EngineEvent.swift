@@ -25,6 +25,10 @@ public enum EngineEvent: Sendable, Equatable {
     /// A playback device ran dry `count` times (server-reported) or was given `frames` of
     /// silence because the graph had no audio ready.
     case underrun(node: String, count: Int, frames: Int)
+    /// A speech-synth began playing text `id` at stream time `t` (willBeginSpeaking).
+    case speakStart(node: String, id: Int, text: String, t: Double)
+    /// A speech-synth finished playing text `id`, or it was cancelled (didFinishSpeaking).
+    case speakEnd(node: String, id: Int, t: Double, cancelled: Bool)
     /// The run failed; an `end` with reason `error` follows.
     case error(EngineError)
     /// The run is over; a session adds a suggestion when it can tell why nothing useful

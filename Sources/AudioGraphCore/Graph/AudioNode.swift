@@ -74,6 +74,13 @@ public protocol AudioNode: AnyObject {
 
     /// Total frames a source will produce, when known (for progress displays).
     var durationFrames: Int64? { get }
+
+    /// Whether ``observe(_:)`` should see the run's events (a speech-synth answering finals).
+    var observesEvents: Bool { get }
+
+    /// Called on the delivery thread with each event the engine delivers, in stream order,
+    /// when ``observesEvents``. Must not block.
+    func observe(_ event: EngineEvent)
 }
 
 extension AudioNode {
@@ -100,6 +107,8 @@ extension AudioNode {
     public func setPaused(_ paused: Bool) {}
     public func abandon() {}
     public var durationFrames: Int64? { nil }
+    public var observesEvents: Bool { false }
+    public func observe(_ event: EngineEvent) {}
 }
 
 /// What a node learns when it is prepared.

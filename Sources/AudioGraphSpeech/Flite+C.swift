@@ -1,0 +1,67 @@
+import CFlite
+import Foundation
+import Synchronization
+
+/// The one place that calls flite (Debian's flite1-dev): voices and synthesis.
+///
+/// flite keeps global state (its lexicon, registered voices), so every call goes through one
+/// lock; synthesis runs on a speech worker's thread, never the render thread (it allocates).
+final class FliteVoice: @unchecked Sendable {
+    /// The voices Debian's flite ships, by the names `flite -voice` takes.
+    static let names = ["rms", "slt", "awb", "kal16", "kal"]
+
+    private static let lock = Mutex<Void>(())
+    nonisolated(unsafe) private static var initialised = false
+
+    let name: String
+    private let voice: UnsafeMutablePointer<cst_voice>
+    /// Samples per second of this voice's speech (kal: 8000; the others: 16000).
+    let sampleRate: Int
+
+    /// Loads a voice by name; nil for a name not in ``names``.
+    init?(_ name: String) {
+        let loaded: (UnsafeMutablePointer<cst_voice>, Int)? = Self.lock.withLock { _ in
+            if !Self.initialised {
+                _ = flite_init()
+                Self.initialised = true
+            }
+            let v: UnsafeMutablePointer<cst_voice>? = switch name {
+            case "rms": register_cmu_us_rms(nil)
+            case "slt": register_cmu_us_slt(nil)
+            case "awb": register_cmu_us_awb(nil)
+            case "kal16": register_cmu_us_kal16(nil)
+            case "kal": register_cmu_us_kal(nil)
+            default: nil
+            }
+            guard let v, let probe = flite_text_to_wave("a", v) else { return nil }
+            defer { delete_wave(probe) }
+            return (v, Int(probe.pointee.sample_rate))
+        }
+        guard let loaded else { return nil }
+        self.name = name
+        voice = loaded.0
+        sampleRate = loaded.1
+    }
+
+    /// Speaks `text` at `rate` (1: the voice's own pace, 2: twice as fast) as samples in
+    /// -1...1 at ``sampleRate``; empty when flite finds nothing to say.
+    func synthesize(_ text: String, rate: Double) -> [Float] {
+        Self.lock.withLock { _ -> [Float] in
+            feat_set_float(voice.pointee.features, "duration_stretch", Float(1 / rate))
+            guard let wave = flite_text_to_wave(text, voice) else { return [] }
+            defer { delete_wave(wave) }
+            let n = Int(wave.pointee.num_samples) * max(1, Int(wave.pointee.num_channels))
+            guard n > 0, let samples = wave.pointee.samples else { return [] }
+            return (0..<n).map { Float(samples[$0]) / 32768 }
+        }
+    }
+
+    /// What flite is given to say: printable ASCII (its lexicon and letter-to-sound rules
+    /// are English); anything else becomes a space, so it is skipped rather than misread.
+    static func speakable(_ text: String) -> String {
+        let cleaned = String(String.UnicodeScalarView(text.unicodeScalars.map { s in
+            (s.value >= 0x20 && s.value < 0x7F) ? s : " "
+        }))
+        return cleaned.split(separator: " ").joined(separator: " ")
+    }
+}

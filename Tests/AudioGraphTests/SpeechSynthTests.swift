@@ -1,0 +1,149 @@
+import AudioGraphTestSupport
+import Foundation
+import Testing
+
+@testable import AudioGraph
+@testable import AudioGraphSpeech
+
+/// `speech-synth` with Debian's flite, checked through real audio: what it says is decoded
+/// again by the recognizer.
+@Suite(.enabled(if: FileManager.default.fileExists(atPath: "/usr/lib/x86_64-linux-gnu/libflite_cmu_us_rms.so") && SpeechModel.isDefaultInstalled,
+                "needs flite1-dev and pocketsphinx-en-us"))
+struct SpeechSynthTests {
+    static func tempFile(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("synth-\(UUID().uuidString)-\(name)").path
+    }
+
+    /// Runs `graph` to its end, collecting its events.
+    static func run(_ graph: GraphDescription, options: AudioEngine.Options = .init(),
+                    during: (@Sendable (AudioEngine) async throws -> Void)? = nil) async throws -> [EngineEvent] {
+        let engine = try AudioEngine(graph: graph, registry: .builtin, options: options)
+        try engine.prepare()
+        let events = Locked<[EngineEvent]>([])
+        engine.setEventHandler { e in events.withLock { $0.append(e) } }
+        let running = Task { try await engine.run() }
+        if let during { try await during(engine) }
+        _ = try await running.value
+        return events.withLock { $0 }
+    }
+
+    /// The words of a WAV file, as the transcribe graph hears them.
+    static func heard(_ wav: String) async throws -> String {
+        var g = GraphDescription(name: "hear")
+        g.addNode("src", type: "file-source", ["path": .string(wav)])
+        g.addNode("vad", type: "vad")
+        g.addNode("asr", type: "recognizer")
+        g.connect("src", to: "vad")
+        g.connect("vad", to: "asr")
+        return try await run(g).compactMap { if case .final(_, let r) = $0 { r.text } else { nil } }.joined(separator: " ")
+    }
+
+    @Test func itSaysItsTextAndTheRecognizerHearsIt() async throws {
+        let out = Self.tempFile("said.wav")
+        var g = GraphDescription(name: "say")
+        g.addNode("tts", type: "speech-synth", ["text": "find japanese restaurants nearby"])
+        g.addNode("out", type: "wav-sink", ["path": .string(out)])
+        g.connect("tts", to: "out")
+        let events = try await Self.run(g)
+        let speech = events.compactMap { e -> String? in
+            switch e {
+            case .speakStart(let n, let id, let text, let t): "start \(n) \(id) \(text) \(t)"
+            case .speakEnd(let n, let id, _, let cancelled): "end \(n) \(id) \(cancelled)"
+            default: nil
+            }
+        }
+        #expect(speech == ["start tts 1 find japanese restaurants nearby 0.0", "end tts 1 false"])
+        let end = events.compactMap { if case .speakEnd(_, _, let t, _) = $0 { t } else { nil } }.first ?? 0
+        #expect(end > 1.5 && end < 4, "spoke for \(end) s")
+        let words = try await Self.heard(out)
+        #expect(words.contains("japanese restaurants"), "heard: \(words)")
+    }
+
+    /// From code: `speak` returns after the text was played; `cancelSpeech` stops a long one
+    /// mid-sentence, and its `speak-end` says so.
+    @Test func speakReturnsAfterPlaybackAndCancelStopsMidSentence() async throws {
+        var g = GraphDescription(name: "talk")
+        g.addNode("tts", type: "speech-synth")
+        g.addNode("out", type: "null-sink")
+        g.connect("tts", to: "out")
+        let results = Locked<[Bool]>([])
+        let events = try await Self.run(g, options: .init(realtime: true)) { engine in
+            let synth = try #require(engine.firstNode(of: SpeechSynth.self))
+            let played = try await synth.speak("go forward ten meters")
+            results.withLock { $0.append(played) }
+            let long = Task { try await synth.speak("this is a long sentence that will not be heard to its end because it is cancelled") }
+            try await Task.sleep(nanoseconds: 700_000_000)
+            synth.cancelSpeech()
+            let finished = try await long.value
+            results.withLock { $0.append(finished) }
+            engine.stop()
+        }
+        #expect(results.withLock { $0 } == [true, false])
+        let ends = events.compactMap { if case .speakEnd(_, let id, let t, let c) = $0 { (id, t, c) } else { nil } }
+        #expect(ends.map(\.0) == [1, 2] && ends.map(\.2) == [false, true], "\(ends)")
+        let starts = events.compactMap { if case .speakStart(_, let id, _, let t) = $0 { (id, t) } else { nil } }
+        #expect(starts.count == 2)
+        if starts.count == 2 && ends.count == 2 {
+            #expect(ends[1].1 - starts[1].1 < 1.5, "cancelled mid-sentence: \(ends[1].1 - starts[1].1) s played")
+            #expect(starts[0].1 < ends[0].1 && ends[0].1 <= starts[1].1)
+        }
+    }
+
+    /// Nothing to say is no error; characters flite cannot say are skipped; a full queue is.
+    @Test func badTextAndAFullQueue() async throws {
+        var g = GraphDescription(name: "talk")
+        g.addNode("tts", type: "speech-synth", ["queue": 2])
+        g.addNode("out", type: "null-sink")
+        g.connect("tts", to: "out")
+        _ = try await Self.run(g, options: .init(realtime: true)) { engine in
+            let synth = try #require(engine.firstNode(of: SpeechSynth.self))
+            #expect(try synth.enqueue("") == nil)
+            #expect(try synth.enqueue("日本語 ☕") == nil)
+            #expect(FliteVoice.speakable("café ☕ now") == "caf now")
+            var refused: EngineError?
+            for _ in 0..<6 {
+                do { try synth.enqueue("a sentence long enough to take a while to say") } catch let e as EngineError { refused = e }
+            }
+            #expect(refused?.parameter == "queue", "\(String(describing: refused))")
+            synth.cancelSpeech()
+            engine.stop()
+        }
+    }
+
+    @Test func anUnknownVoiceListsTheVoices() throws {
+        var g = GraphDescription(name: "say")
+        g.addNode("tts", type: "speech-synth", ["voice": "hal9000"])
+        g.addNode("out", type: "null-sink")
+        g.connect("tts", to: "out")
+        let error = #expect(throws: GraphErrors.self) { _ = try AudioEngine(graph: g, registry: .builtin) }
+        #expect(error?.description.contains("rms, slt, awb, kal16, kal") == true, "\(String(describing: error))")
+    }
+
+    /// A graph that answers: the recognizer's final, said back by the reply template, and
+    /// that answer heard again by the recognizer (a round trip through real audio).
+    @Test func aReplySaysBackWhatWasRecognised() async throws {
+        let wav = try #require(Flite.speech(["find japanese restaurants nearby"], pause: 0))
+        let out = Self.tempFile("answer.wav")
+        var g = GraphDescription(name: "echo")
+        g.addNode("src", type: "file-source", ["path": .string(wav.path)])
+        g.addNode("vad", type: "vad")
+        g.addNode("eos", type: "end-of-speech", ["mode": "short", "no-speech-timeout": 0])
+        g.addNode("asr", type: "recognizer")
+        g.addNode("tts", type: "speech-synth", ["reply": "you asked for {text}"])
+        g.addNode("out", type: "wav-sink", ["path": .string(out)])
+        g.connect("src", to: "vad"); g.connect("vad", to: "eos"); g.connect("eos", to: "asr")
+        g.connect("tts", to: "out")
+        let events = try await Self.run(g, options: .init(realtime: true)) { engine in
+            // Until the answer has been played (or 20 s).
+            for _ in 0..<200 {
+                try await Task.sleep(nanoseconds: 100_000_000)
+                if (engine.firstNode(of: SpeechSynth.self)?.spoken ?? 0) > 0 { break }
+            }
+            engine.stop()
+        }
+        let said = events.compactMap { if case .speakStart(_, _, let text, _) = $0 { text } else { nil } }
+        #expect(said.first?.hasPrefix("you asked for") == true, "\(said)")
+        let words = try await Self.heard(out)
+        #expect(words.contains("you asked for") && words.contains("restaurants"), "heard: \(words)")
+    }
+}
