@@ -24,17 +24,14 @@ let package = Package(
         .systemLibrary(
             name: "CPocketSphinx", pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]),
-        /// SIMD inner loops with run-time CPU dispatch (AVX2+FMA or SSE).
-        .target(name: "CDSPKernels", cSettings: [.unsafeFlags(["-O3"])]),
+        /// SIMD inner loops with run-time CPU dispatch (AVX2+FMA or SSE). No unsafe flags in
+        /// any target: SwiftPM refuses them in a package other packages depend on by version.
+        .target(name: "CDSPKernels"),
         /// Counts heap allocations made while a thread-local flag is set (bench only).
         .target(name: "CAllocCounter"),
 
         // MARK: Engine
-        .target(
-            name: "AudioGraphCore",
-            // The render path touches class state once per block per node; runtime
-            // exclusivity checks there cost ~3% of engine throughput (Tools/bench engine).
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+        .target(name: "AudioGraphCore"),
         .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CFFTW", "CDSPKernels"]),
         .target(name: "AudioGraphPulse", dependencies: ["AudioGraphCore", "CPulse"]),
         .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "CPocketSphinx", "CFlite"]),

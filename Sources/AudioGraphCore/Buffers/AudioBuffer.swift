@@ -13,14 +13,14 @@ public final class AudioBuffer {
     /// Frames each channel plane can hold.
     public let frameCapacity: Int
     /// Valid frames in each plane (0...frameCapacity).
-    public var frameLength: Int = 0
+    @exclusivity(unchecked) public var frameLength: Int = 0
     /// Stream time of the first frame, in frames at `format.sampleRate`.
-    public var sampleTime: Int64 = 0
+    @exclusivity(unchecked) public var sampleTime: Int64 = 0
 
     private let storage: UnsafeMutablePointer<Float>
     private let markerStorage: UnsafeMutablePointer<StreamMarker>
     /// Markers attached to this block (at most ``AudioBuffer/markerCapacity``).
-    public private(set) var markerCount = 0
+    @exclusivity(unchecked) public private(set) var markerCount = 0
 
     /// Most markers one block carries; more are dropped (a block is at most a few
     /// hundred milliseconds; detectors decide at most a few times a second, and the vad's

@@ -14,12 +14,12 @@ final class RenderStep {
     /// Per input bus: has its upstream ended? Preallocated, refreshed every block.
     let inputEnded: UnsafeMutableBufferPointer<Bool>
     /// Frames produced so far on each output bus (the next block's `sampleTime`).
-    var produced: [Int64]
+    @exclusivity(unchecked) var produced: [Int64]
     /// Tap points, one per output bus.
     let taps: [TapPoint]
-    var ended = false
+    @exclusivity(unchecked) var ended = false
     /// A source asked to deliver what it holds and end (stop).
-    var stopping = false
+    @exclusivity(unchecked) var stopping = false
     /// Whether the engine copies input 0's markers to the outputs (node makes none itself).
     let forwardsMarkers: Bool
 
