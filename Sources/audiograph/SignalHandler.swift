@@ -16,11 +16,6 @@ final class SignalHandler: @unchecked Sendable {
     private var actions: (stop: @Sendable () -> Void, cancel: @Sendable () -> Void)?
 
     init() {
-        // A parent may have started us with these blocked (a thread pool's mask is inherited).
-        var unblock = sigset_t()
-        sigemptyset(&unblock)
-        for s in Self.signals { sigaddset(&unblock, s) }
-        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         for s in Self.signals {
             signal(s, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: s, queue: queue)
