@@ -6,31 +6,39 @@ enum DotCommand: Command {
     static let name = "dot"
     static let abstract = "Print a graph in Graphviz dot (pipe to `dot -Tpng`)."
     static let help = """
-        USAGE: audiograph dot GRAPH.json [--source [NODE=]FILE] [--set NODE.PARAM=VALUE] [--no-formats]
+        USAGE: audiograph dot GRAPH.json [--source [NODE=]FILE] [--set NODE.PARAM=VALUE] [--no-formats] [--open]
 
         Prints the validated graph as Graphviz dot: one box per node with its non-default
         parameters, one edge per connection labelled with the audio format on it (the
-        inputs are opened to learn formats; --no-formats skips that).
+        inputs are opened to learn formats; --no-formats skips that). When a device or
+        input file cannot be opened here, the edges carry no formats (decided at start)
+        and a comment says why; --open makes that an error instead.
 
         OPTIONS:
           --source [NODE=]FILE    Replace the live input (or NODE) with a file source.
           --set NODE.PARAM=VALUE  Override a parameter (repeatable).
           --no-formats            Do not open inputs; edges carry no format labels.
+          --open                  Require the devices and input files to open (exit 1 if not).
           -h, --help              Show this help.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         var args = Arguments(arguments)
         let sources = try args.options("--source"), sets = try args.options("--set")
-        let noFormats = args.flag("--no-formats")
+        let noFormats = args.flag("--no-formats"), mustOpen = args.flag("--open")
         let path = try args.positional("graph file")
         try args.finish(name)
         let graph = try GraphLoading.load(path, sources: sources, sets: sets)
         if noFormats {
             print(GraphDot.render(graph))
         } else {
-            let n = try NegotiatedGraph(graph)
-            print(GraphDot.render(n.graph, formats: n.formats))
+            do {
+                let n = try NegotiatedGraph(graph)
+                print(GraphDot.render(n.graph, formats: n.formats))
+            } catch let e as EngineError where !mustOpen && GraphLoading.decidedAtStart(e) {
+                print("// formats decided at start: \(e.description)")
+                print(GraphDot.render(graph))
+            }
         }
         return 0
     }

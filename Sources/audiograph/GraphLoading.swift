@@ -5,7 +5,7 @@ import AudioGraphCore
 enum GraphLoading {
     static func load(_ path: String, sources: [String], sets: [String],
                      registry: NodeRegistry = .builtin) throws -> ValidatedGraph {
-        var graph = try GraphFile.load(path)
+        var graph = try GraphFile.load(path, registry: registry)
         for s in sources {
             let (node, file) = GraphEdits.splitSource(s, graph: graph)
             try GraphEdits.source(file, node: node, in: &graph, registry: registry)
@@ -15,5 +15,12 @@ enum GraphLoading {
         case .success(let g): return g
         case .failure(let e): throw e
         }
+    }
+
+    /// Whether a failure to open a node is one only the run itself can settle (a device, a
+    /// sound server, an input file that is not here): `validate` and `dot` then show the
+    /// graph with its formats decided at start. A damaged model is not such a failure.
+    static func decidedAtStart(_ e: EngineError) -> Bool {
+        [.device, .server, .audioFile, .io].contains(e.code)
     }
 }

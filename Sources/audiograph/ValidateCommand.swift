@@ -6,26 +6,39 @@ enum ValidateCommand: Command {
     static let name = "validate"
     static let abstract = "Check a graph file without running it."
     static let help = """
-        USAGE: audiograph validate GRAPH.json [--source [NODE=]FILE] [--set NODE.PARAM=VALUE]
+        USAGE: audiograph validate GRAPH.json [--source [NODE=]FILE] [--set NODE.PARAM=VALUE] [--open]
 
         Checks the file's JSON, node types, parameters, connections and cycles, reporting
         every problem at once (file:line:column: node: parameter: what is wrong). Then
         opens the inputs to learn their formats and checks that connected nodes agree,
         without creating output files or starting devices. Prints the formats on success.
+        When a device or an input file cannot be opened here (no sound server, an example
+        input that does not exist), the graph is still valid: its formats are decided at
+        start, and it says so (exit 0).
 
         OPTIONS:
           --source [NODE=]FILE    Replace the live input (or NODE) with a file source.
           --set NODE.PARAM=VALUE  Override a parameter (repeatable).
+          --open                  Require the devices and input files to open (exit 1 if not).
           -h, --help              Show this help.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         var args = Arguments(arguments)
         let sources = try args.options("--source"), sets = try args.options("--set")
+        let mustOpen = args.flag("--open")
         let path = try args.positional("graph file")
         try args.finish(name)
         let graph = try GraphLoading.load(path, sources: sources, sets: sets)
-        let negotiated = try NegotiatedGraph(graph)
+        let negotiated: NegotiatedGraph
+        do {
+            negotiated = try NegotiatedGraph(graph)
+        } catch let e as EngineError where !mustOpen && GraphLoading.decidedAtStart(e) {
+            print("\(path): valid graph \"\(graph.description.name)\": \(graph.nodes.count) nodes, \(graph.edges.count) connections")
+            print("  formats and conversions: decided at start (\(e.description))")
+            for n in graph.nodes { print("  \(n.id) (\(n.descriptor.type))") }
+            return 0
+        }
         print("\(path): valid graph \"\(graph.description.name)\": \(graph.nodes.count) nodes, \(graph.edges.count) connections")
         for c in negotiated.insertions {
             print("  inserted \(c.type) \"\(c.id)\": \(c.conversion)")

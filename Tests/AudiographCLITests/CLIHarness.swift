@@ -25,12 +25,12 @@ enum CLI {
     static func run(_ args: [String], interruptAfter: [Double] = [], signal: Int32 = SIGINT, timeout: Double = 60,
                     environment: [String: String] = [:], during: (@Sendable () -> Void)? = nil,
                     interruptWhen: (@Sendable (String) -> Bool)? = nil,
-                    started: (@Sendable (Int32) -> Void)? = nil) throws -> Result {
+                    started: (@Sendable (Int32) -> Void)? = nil, directory: URL? = nil) throws -> Result {
         let p = Process()
         p.executableURL = binary
         p.arguments = args
         p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        p.currentDirectoryURL = packageRoot
+        p.currentDirectoryURL = directory ?? packageRoot
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err

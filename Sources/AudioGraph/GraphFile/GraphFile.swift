@@ -8,7 +8,32 @@ import Foundation
 ///      "connections": [{"from": "id[:bus]", "to": "id[:bus]", "convert": true}]}
 public enum GraphFile {
     /// Reads and parses `path`. Throws every problem found, each placed in the file.
-    public static func load(_ path: String) throws(GraphErrors) -> GraphDescription {
+    ///
+    /// Relative paths written in the file (parameters that take a path: `grammar`, `dict`,
+    /// `lm`, `hmm`, a file source's or sink's `path`) are resolved against the file's folder,
+    /// so a graph works from any working directory; paths given later (`--set`, `--source`)
+    /// stay relative to the working directory.
+    public static func load(_ path: String, registry: NodeRegistry = .builtin) throws(GraphErrors) -> GraphDescription {
+        var graph = try read(path)
+        resolvePaths(in: &graph, against: (path as NSString).deletingLastPathComponent, registry: registry)
+        return graph
+    }
+
+    /// Makes the relative values of path parameters relative to `folder` instead of the
+    /// working directory (nothing changes when `folder` is empty: the file is in it).
+    public static func resolvePaths(in graph: inout GraphDescription, against folder: String, registry: NodeRegistry) {
+        guard !folder.isEmpty else { return }
+        for n in graph.nodes.indices {
+            guard let d = registry[graph.nodes[n].type] else { continue }
+            for spec in d.parameters {
+                guard case .path = spec.kind, case .string(let value)? = graph.nodes[n].params[spec.name],
+                      !value.isEmpty, !value.hasPrefix("/") else { continue }
+                graph.nodes[n].params[spec.name] = .string((folder as NSString).appendingPathComponent(value))
+            }
+        }
+    }
+
+    private static func read(_ path: String) throws(GraphErrors) -> GraphDescription {
         guard let data = FileManager.default.contents(atPath: path) else {
             let why: String
             var isDirectory: ObjCBool = false

@@ -270,9 +270,18 @@ public final class AudioEngine: @unchecked Sendable {
     /// Continues after `pause()`.
     public func resume() { pauseRequested.store(false, ordering: .releasing) }
 
-    /// Rewinds an ended engine to stream time 0 so it can run again (files are reread).
-    public func reset() throws {
-        guard phase.load(ordering: .acquiring) == Phase.ended.rawValue, let plan else { return }
+    /// Rewinds an ended engine to stream time 0 so it can run again (files are reread); the
+    /// last run's errors go with it. Does nothing on an engine prepared and not yet run;
+    /// throws on one that is running or was never prepared.
+    public func reset() throws(EngineError) {
+        let now = phase.load(ordering: .acquiring)
+        if now == Phase.prepared.rawValue { return }
+        guard now == Phase.ended.rawValue, let plan else {
+            throw EngineError(.state, now == Phase.running.rawValue
+                ? "reset: the engine is running (stop or cancel it and await its end first)"
+                : "reset: the engine has not been prepared")
+        }
+        finishErrors.removeAll()
         for step in plan.steps {
             step.node.reset()
             step.rewind()

@@ -4,6 +4,8 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Where the failure comes from; stable for tests and for `--json` consumers.
     public enum Code: String, Sendable {
         case audioFile, io, device, server, recognizer, model, internalLimit, tap
+        /// The engine was asked for something its state does not allow (a reset while running).
+        case state
     }
 
     public var code: Code

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+@testable import AudioGraphCore
+
+/// A sink whose first run fails at its end; later runs succeed.
+final class FailOnceSink: AudioNode {
+    static let descriptor = NodeDescriptor(
+        type: "fail-once", summary: "Fails its first run (tests).", role: .sink, parameters: [],
+        make: { _ throws(GraphError) in FailOnceSink() })
+    var runs = 0
+    func process(_ io: inout ProcessIO) -> FlowStatus { .ok }
+    func finish(_ reason: EndReason) throws(EngineError) {
+        runs += 1
+        if runs == 1 { throw EngineError(.io, "the first run fails") }
+    }
+}
+
+/// `reset()` rewinds an ended engine, errors included, and refuses a running one.
+@Suite struct EngineResetTests {
+    func graph() -> GraphDescription {
+        var g = GraphDescription(name: "reset")
+        g.addNode("src", type: "ramp", ["frames": 4000])
+        g.addNode("out", type: "fail-once")
+        g.connect("src", to: "out")
+        return g
+    }
+
+    var registry: NodeRegistry {
+        var r = NodeRegistry.testing
+        r.register(FailOnceSink.descriptor)
+        return r
+    }
+
+    @Test func aRunAfterAFailedRunEndsAsItself() async throws {
+        let engine = try AudioEngine(graph: graph(), registry: registry)
+        try engine.prepare()
+        #expect(try await engine.run() == .error)
+        try engine.reset()
+        #expect(try await engine.run() == .endOfInput, "the first run's error is not the second's")
+    }
+
+    @Test func resetRefusesARunningEngineAndAnUnpreparedOne() async throws {
+        var g = GraphDescription(name: "endless")
+        g.addNode("src", type: "test-signal", ["duration": 0])
+        g.addNode("out", type: "null-sink")
+        g.connect("src", to: "out")
+        let idle = try AudioEngine(graph: g, registry: .core)
+        #expect(throws: EngineError.self) { try idle.reset() }
+        let engine = try AudioEngine(graph: g, registry: .core, options: .init(realtime: true))
+        try engine.prepare()
+        try engine.reset()  // prepared, not run: nothing to rewind
+        let running = Task { try await engine.run() }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let error = #expect(throws: EngineError.self) { try engine.reset() }
+        #expect(error?.code == .state)
+        engine.stop()
+        #expect(try await running.value == .stopped)
+        try engine.reset()
+    }
+}
