@@ -22,7 +22,7 @@ import Testing
         _ = try m.start()
         #expect(throws: SessionError(.alreadyStarted, "start: the session was already started")) { try m.start() }
         m.ended("end-of-input")
-        #expect(throws: SessionError(.alreadyEnded, "cancel: the session has already ended")) { try m.cancel() }
+        #expect(try m.cancel() == .none, "cancel after the end does nothing")
         #expect(throws: SessionError.self) { try m.stop() }
     }
 }
@@ -61,7 +61,8 @@ import Testing
         #expect(finals == ["go forward ten meters"])
         if case .end(let reason, _) = events.last { #expect(reason == .endOfInput) } else { Issue.record("no end") }
         #expect(callbacks.withLock { $0.count } == events.count, "callbacks see the same events")
-        #expect(throws: SessionError.self) { try s.cancel() }
+        #expect(throws: SessionError.self) { try s.stop() }
+        try s.cancel()  // after the end: nothing to discard, no error
     }
 
     @Test func aStreamReadLateStillHasEveryEventFromTheStart() async throws {
@@ -157,6 +158,27 @@ import Testing
         #expect(finals.count == 1 && finals[0].hasPrefix("go"), "\(finals)")
         #expect(!(finals.first ?? "").contains("corner"), "stopped before the end of the audio")
         if case .end(let reason, _) = events.last { #expect(reason == .stopped) } else { Issue.record("no end") }
+    }
+
+    /// `finish()` stops the audio and returns the reason once the last final is delivered;
+    /// cancel after the end does nothing and does not throw.
+    @Test func finishReturnsAfterTheLastFinal() async throws {
+        let wav = try #require(Flite.speech("go forward ten meters and then turn left at the corner"))
+        let s = try RecognitionSession(graph: graph(wav, eos: "none"), options: .init(realtime: true))
+        let finals = Locked<[String]>([])
+        let partial = Locked(false)
+        s.onEvent { e in
+            if case .final(_, let r) = e { finals.withLock { $0.append(r.text) } }
+            if case .partial = e { partial.withLock { $0 = true } }
+        }
+        try s.start()
+        while !partial.withLock({ $0 }) { try await Task.sleep(nanoseconds: 20_000_000) }
+        let reason = try await s.finish()
+        #expect(reason == .stopped)
+        #expect(finals.withLock { $0 }.count == 1 && finals.withLock { $0 }.first?.hasPrefix("go") == true, "\(finals.withLock { $0 })")
+        try s.cancel()
+        try s.cancel()
+        #expect(try await s.finish() == .stopped, "finish after the end returns the same reason")
     }
 
     @Test func cancelDiscardsPendingResults() async throws {

@@ -105,7 +105,19 @@ public final class RecognitionSession: Sendable {
         engine.firstNode(of: SpeechSynth.self)?.cancelSpeech()
     }
 
-    /// Discards pending audio and results and ends at once.
+    /// Ends the audio, waits for the last final result and returns why the session ended
+    /// (`stop()` then `ended()`; on a session that has already ended, just its reason).
+    public func finish() async throws(SessionError) -> EndReason {
+        let action = try machine.withLock { m throws(SessionError) -> SessionStateMachine.Action in
+            if case .ended = m.state { return .none }
+            return try m.stop()
+        }
+        if action == .stopEngine { engine.stop() }
+        return await ended()
+    }
+
+    /// Discards pending audio and results and ends at once. Idempotent; after the end it
+    /// does nothing. Throws only before `start()`.
     public func cancel() throws(SessionError) {
         let action = try machine.withLock { m throws(SessionError) in try m.cancel() }
         if action == .cancelEngine { engine.cancel() }

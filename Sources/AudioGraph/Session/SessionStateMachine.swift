@@ -51,7 +51,7 @@ public struct SessionStateMachine: Sendable, Equatable {
             state = .cancelling
             return .cancelEngine
         case .cancelling: return .none
-        case .ended: throw SessionError(.alreadyEnded, "cancel: the session has already ended")
+        case .ended: return .none  // as SFSpeechRecognitionTask's cancel: nothing left to discard
         }
     }
 
