@@ -160,6 +160,45 @@ import Testing
         if case .end(let reason, _) = events.last { #expect(reason == .stopped) } else { Issue.record("no end") }
     }
 
+    /// The typed results, read as they come: volatile results, then the final over the same
+    /// range, which no volatile result of its utterance follows.
+    @Test func resultsAreVolatileThenFinalOverTheSameRange() async throws {
+        let wav = try #require(Flite.speech(["go forward ten meters", "find japanese restaurants nearby"], pause: 1.5))
+        let s = try RecognitionSession(graph: graph(wav), options: .init(realtime: true))
+        let reader = Task {
+            var all: [SpeechResult] = []
+            for await r in s.results { all.append(r) }
+            return all
+        }
+        try s.start()
+        let all = await reader.value
+        let finals = all.filter(\.isFinal)
+        #expect(finals.map(\.utterance) == [1, 2], "\(finals.map(\.text))")
+        for f in finals {
+            let volatile = all.filter { !$0.isFinal && $0.utterance == f.utterance }
+            #expect(!volatile.isEmpty, "utterance \(f.utterance) had volatile results")
+            #expect(volatile.allSatisfy { $0.range.lowerBound == f.range.lowerBound && $0.range.upperBound <= f.range.upperBound })
+            let at = all.firstIndex(of: f)!
+            #expect(!all[at...].contains { !$0.isFinal && $0.utterance == f.utterance })
+            #expect(!f.words.isEmpty && !f.alternatives.isEmpty)
+        }
+        #expect(s.results.finalizationTime == finals.last?.range.upperBound)
+    }
+
+    /// A reader that starts only after the session has ended still gets every final (an
+    /// unread volatile result was replaced by its final).
+    @Test func resultsKeepEveryFinalForALateReader() async throws {
+        let wav = try #require(Flite.speech(["go forward ten meters", "find japanese restaurants nearby",
+                                             "status of flight l x forty"], pause: 1.5))
+        let s = try RecognitionSession(graph: graph(wav))
+        try s.start()
+        _ = await s.ended()
+        var all: [SpeechResult] = []
+        for await r in s.results { all.append(r) }
+        #expect(all.map(\.utterance) == [1, 2, 3] && all.allSatisfy(\.isFinal), "\(all.map(\.text))")
+        #expect(all.first?.text == "go forward ten meters")
+    }
+
     /// `finish()` stops the audio and returns the reason once the last final is delivered;
     /// cancel after the end does nothing and does not throw.
     @Test func finishReturnsAfterTheLastFinal() async throws {

@@ -36,6 +36,10 @@ public final class RecognitionSession: Sendable {
     private let handler: Locked<(@Sendable (EngineEvent) -> Void)?> = Locked(nil)
     private let streamWanted = Locked(false)
 
+    /// The recognition results as one typed stream (volatile, then final over the same
+    /// range); finals are kept until read. One sequence per session: iterate it once.
+    public let results = SpeechResults()
+
     /// Validates `graph` and prepares its engine: files are opened and models loaded here,
     /// before `start`, so listening begins at once. Throws `GraphErrors`, `GraphError` or
     /// `EngineError`.
@@ -136,6 +140,7 @@ public final class RecognitionSession: Sendable {
             event = .end(reason, suggestion: advisor.suggestion(for: reason))
             machine.withLock { $0.ended(reason.rawValue) }
         }
+        results.take(event)
         handler.withLock { $0 }?(event)
         if streamWanted.withLock({ $0 }) { continuation.yield(event) }
         if case .end = event { continuation.finish() }
