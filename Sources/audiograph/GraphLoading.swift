@@ -5,7 +5,7 @@ import AudioGraphCore
 enum GraphLoading {
     static func load(_ path: String, sources: [String], sets: [String],
                      registry: NodeRegistry = .builtin) throws -> ValidatedGraph {
-        var graph = try GraphFile.load(path, registry: registry)
+        var graph = try GraphFile.load(GraphLocator.resolve(path), registry: registry)
         for s in sources {
             let (node, file) = GraphEdits.splitSource(s, graph: graph)
             try GraphEdits.source(file, node: node, in: &graph, registry: registry)

@@ -8,8 +8,12 @@ enum RunCommand: Command {
     static let abstract = "Run a graph until its inputs end or Ctrl-C."
     static let help = """
         USAGE: audiograph run GRAPH.json [--source [NODE=]FILE]... [--set NODE.PARAM=VALUE]... [--json] [--realtime]
+               audiograph run --list
 
-        Runs the graph. File inputs run as fast as the graph can go unless --realtime is
+        Runs the graph. GRAPH may also be the name of an installed graph (`audiograph run
+        dictation`): without such a file here, it is looked for in $AUDIOGRAPH_GRAPHS, then
+        in share/audiograph/graphs beside the binary (Tools/install), /usr/local and /usr.
+        File inputs run as fast as the graph can go unless --realtime is
         given; both give identical output and events. Ctrl-C, SIGTERM or SIGHUP stops (the
         audio already read drains through the graph, the utterance in flight gets its final
         result, files are finalised; exit 0); a second one cancels.
@@ -21,6 +25,7 @@ enum RunCommand: Command {
           --json                  Print one JSON event per line on stdout and nothing else there.
           --realtime              Pace file input to real time.
           --block FRAMES          Frames per block at the sources (default 1024).
+          --list                  List the installed graphs and where they are.
           -h, --help              Show this help.
 
         EVENTS (--json): state, device, level, probability, speech-start, speech-end,
@@ -30,6 +35,13 @@ enum RunCommand: Command {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         var args = Arguments(arguments)
+        if args.flag("--list") {
+            try args.finish(name)
+            let graphs = GraphLocator.installed()
+            if graphs.isEmpty { print("no installed graphs (looked in: \(GraphLocator.folders.joined(separator: ", ")))") }
+            for g in graphs { print(g.name.padding(g.name, to: 14) + g.description + "  (\(g.folder))") }
+            return 0
+        }
         let sources = try args.options("--source"), sets = try args.options("--set")
         let json = args.flag("--json"), realtime = args.flag("--realtime")
         let blockText = try args.options("--block").last
