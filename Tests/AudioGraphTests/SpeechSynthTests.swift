@@ -17,10 +17,20 @@ struct SpeechSynthTests {
     /// Runs `graph` to its end, collecting its events.
     static func run(_ graph: GraphDescription, options: AudioEngine.Options = .init(),
                     during: (@Sendable (AudioEngine) async throws -> Void)? = nil) async throws -> [EngineEvent] {
+        try await observing(graph, options: options, onEvent: nil, during: during)
+    }
+
+    /// `run`, with `onEvent` called on the delivery thread for each event.
+    static func observing(_ graph: GraphDescription, options: AudioEngine.Options,
+                          onEvent: (@Sendable (AudioEngine, EngineEvent) -> Void)?,
+                          during: (@Sendable (AudioEngine) async throws -> Void)?) async throws -> [EngineEvent] {
         let engine = try AudioEngine(graph: graph, registry: .builtin, options: options)
         try engine.prepare()
         let events = Locked<[EngineEvent]>([])
-        engine.setEventHandler { e in events.withLock { $0.append(e) } }
+        engine.setEventHandler { e in
+            events.withLock { $0.append(e) }
+            onEvent?(engine, e)
+        }
         let running = Task { try await engine.run() }
         if let during { try await during(engine) }
         _ = try await running.value
@@ -67,17 +77,18 @@ struct SpeechSynthTests {
         g.addNode("out", type: "null-sink")
         g.connect("tts", to: "out")
         let results = Locked<[Bool]>([])
-        let events = try await Self.run(g, options: .init(realtime: true)) { engine in
+        // The second text is cancelled from the delivery thread as its start is reported
+        // (not after a sleep: the test's own task may be scheduled late on a busy machine).
+        let events = try await Self.observing(g, options: .init(realtime: true), onEvent: { engine, e in
+            if case .speakStart(_, 2, _, _) = e { engine.firstNode(of: SpeechSynth.self)?.cancelSpeech() }
+        }, during: { engine in
             let synth = try #require(engine.firstNode(of: SpeechSynth.self))
             let played = try await synth.speak("go forward ten meters")
             results.withLock { $0.append(played) }
-            let long = Task { try await synth.speak("this is a long sentence that will not be heard to its end because it is cancelled") }
-            try await Task.sleep(nanoseconds: 700_000_000)
-            synth.cancelSpeech()
-            let finished = try await long.value
+            let finished = try await synth.speak("this is a long sentence that will not be heard to its end because it is cancelled")
             results.withLock { $0.append(finished) }
             engine.stop()
-        }
+        })
         #expect(results.withLock { $0 } == [true, false])
         let ends = events.compactMap { if case .speakEnd(_, let id, let t, let c) = $0 { (id, t, c) } else { nil } }
         #expect(ends.map(\.0) == [1, 2] && ends.map(\.2) == [false, true], "\(ends)")
