@@ -12,6 +12,9 @@ final class EventPrinter: Sendable {
 
     /// Overruns and underruns per node, for the line printed at exit.
     private let losses = Locked<[String: (lost: Int, dry: Int)]>([:])
+    /// A device's line as opened (the latency asked for), held until the server reports
+    /// the stream's figures once it runs, so the terminal shows one line per device.
+    private let devices = Locked<(opened: [String: String], shown: Set<String>)>(([:], []))
 
     init(json: Bool) { self.json = json }
 
@@ -46,9 +49,21 @@ final class EventPrinter: Sendable {
         switch event {
         case .state, .probability: break
         case .end(_, let suggestion):
+            // A run too short for the server's figures shows the device as opened.
+            for line in devices.withLock({ d in defer { d.opened.removeAll() }; return d.opened.values.sorted() }) { err(line) }
             if let suggestion { err("audiograph: suggestion: \(suggestion)") }
         case .device(let node, let name, let format, let latency):
-            err(String(format: "audiograph: node \"%@\": %@, %@, latency %.1f ms", node, name, format.description, latency * 1000))
+            let line = String(format: "audiograph: node \"%@\": %@, %@, latency %.1f ms", node, name, format.description, latency * 1000)
+            let show = devices.withLock { d -> Bool in
+                if !d.shown.contains(node) && d.opened[node] == nil {
+                    d.opened[node] = line  // as opened: wait for the server's figures
+                    return false
+                }
+                d.opened[node] = nil
+                d.shown.insert(node)
+                return true
+            }
+            if show { err(line) }
         case .level(let node, let t, let rms, let peak):
             out(String(format: "%8.3f s  %@  level  rms %6.1f dBFS  peak %6.1f dBFS", t, node, rms, peak))
         case .speechStart(let node, let t, _):

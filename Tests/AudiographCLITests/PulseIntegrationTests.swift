@@ -102,6 +102,23 @@ import Testing
                 "every sample, in order")
     }
 
+    /// The terminal shows one line per device, with the figures the server reports once the
+    /// stream runs (not the latency asked for, then another).
+    @Test func oneDeviceLineOnTheTerminal() throws {
+        guard Self.daemon(), let pipe = Self.pipe else { return }
+        let g = try Self.graph("""
+            {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe"}},
+                       {"id": "out", "type": "null-sink"}],
+             "connections": [{"from": "mic", "to": "out"}]}
+            """)
+        let r = try CLI.run(["run", g.path], interruptAfter: [2.5], during: { Self.feed(Self.signal(seconds: 2), to: pipe) })
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stderrLines.filter { $0.contains("node \"mic\": agtest_pipe") }
+        #expect(lines.count == 1, "\(r.stderr)")
+        let json = try CLI.run(["run", g.path, "--json"], interruptAfter: [2.5], during: { Self.feed(Self.signal(seconds: 2), to: pipe) })
+        #expect(json.stdoutLines.filter { $0.contains(#""type":"device""#) }.count == 2, "--json keeps both: as opened, as running")
+    }
+
     @Test func captureAtAnotherRateIsConverted() throws {
         guard Self.daemon(), let pipe = Self.pipe else { return }
         let out = CLI.tempDir().appendingPathComponent("cap48.wav")
