@@ -1,0 +1,142 @@
+import Foundation
+import Synchronization
+
+/// The delivery thread: events in stream order, then tap audio, until the end.
+extension AudioEngine {
+    func deliveryLoop() {
+        guard let plan else { return }
+        let handler = lock.withLock { $0.handler }
+        let observers = plan.steps.map(\.node).filter(\.observesEvents)
+        func deliver(_ e: EngineEvent) {
+            // cancel() discards: no final once it has been called, whatever was decoded before.
+            if case .final = e, cancelRequested.load(ordering: .acquiring) { return }
+            for o in observers { o.observe(e) }
+            handler?(e)
+            if streamWanted.load(ordering: .acquiring) { eventContinuation.yield(e) }
+        }
+        var order = StreamOrder<NodeEvent>()
+        /// Takes what nodes running behind the audio have produced since the last call.
+        func takeStreamEvents() -> Bool {
+            var took = false
+            for (i, step) in plan.steps.enumerated() {
+                guard let report = step.node.takeStreamEvents(nodeId: step.id) else { continue }
+                took = took || !report.events.isEmpty
+                order.add(report, from: i)
+            }
+            return took
+        }
+        /// Delivers what stream order lets out now (everything, once the run has ended).
+        func deliverInOrder(flush: Bool) -> Bool {
+            var worked = false
+            while let item = order.next(flush: flush) {
+                worked = true
+                switch item {
+                case .lagging(let e): deliver(e)
+                case .render(let raw):
+                    if let marker = EngineMarker(raw) {
+                        if case .state(let s) = marker { deliver(.state(s)) }
+                    } else {
+                        let step = plan.steps[Int(raw.node)]
+                        if let e = step.node.publicEvent(raw, nodeId: step.id) { deliver(e) }
+                    }
+                }
+            }
+            return worked
+        }
+        var reportedDrops = 0
+        while true {
+            // In this order: how far the render thread has got (every event of the blocks it
+            // covers is then in the ring), lagging nodes' events (a render event about audio a
+            // lagging node has consumed was queued before the node was given that audio), the ring.
+            order.renderedThrough = Double(bitPattern: renderedThrough.load(ordering: .acquiring))
+            var worked = takeStreamEvents()
+            var ended: EndReason?
+            while let raw = outlet.ring.pop() {
+                worked = true
+                let marker = EngineMarker(raw)
+                if case .end(let reason) = marker {
+                    ended = reason
+                    break
+                }
+                order.add(raw, at: marker == nil ? raw.decided : nil)
+            }
+            if let reason = ended {
+                drainTaps(flush: true)
+                _ = takeStreamEvents()  // nodes have finished: complete through the end
+                _ = deliverInOrder(flush: true)
+                for step in plan.steps {
+                    for e in step.node.takeEvents(nodeId: step.id) { deliver(e) }
+                }
+                let dropped = outlet.dropped.load(ordering: .relaxed)
+                if dropped > reportedDrops {
+                    deliver(.warning(node: nil, message: "\(dropped) events were dropped (event queue full)"))
+                }
+                for e in finishErrors { deliver(.error(e)) }
+                deliver(.state(.ended))
+                deliver(.end(reason))
+                eventContinuation.finish()
+                phase.store(Phase.ended.rawValue, ordering: .releasing)
+                let waiters = lock.withLock { shared in
+                    shared.endReason = reason
+                    defer { shared.waiters = [] }
+                    return shared.waiters
+                }
+                for w in waiters { w.resume(returning: reason) }
+                endedCondition.lock()
+                endedCondition.broadcast()
+                endedCondition.unlock()
+                return
+            }
+            if deliverInOrder(flush: false) { worked = true }
+            if drainTaps(flush: false) { worked = true }
+            for step in plan.steps {
+                for e in step.node.takeEvents(nodeId: step.id) {
+                    worked = true
+                    deliver(e)
+                }
+            }
+            let dropped = outlet.dropped.load(ordering: .relaxed)
+            if dropped > reportedDrops && dropped - reportedDrops >= 100 {
+                deliver(.overrun(node: "engine", lost: dropped - reportedDrops))
+                reportedDrops = dropped
+            }
+            // Idle: sleep until the render thread or a node signals; the timeout only
+            // bounds how late events that nobody signalled (device reports) can be, or,
+            // while events wait for a lagging node, how soon its progress is seen.
+            if !worked {
+                deliveryWake.wait(timeout: order.isHolding ? 0.002 : 0.1) { outlet.ring.count > 0 }
+            }
+        }
+    }
+
+    /// Delivers queued tap audio; frees removed taps once drained. Delivery thread.
+    @discardableResult
+    func drainTaps(flush: Bool) -> Bool {
+        guard let plan else { return false }
+        var worked = false
+        for step in plan.steps {
+            for point in step.taps {
+                for slot in point.slots {
+                    let state = slot.state.load(ordering: .acquiring)
+                    guard state != 0, let tap = slot.tap else { continue }
+                    if tap.drain() { worked = true }
+                    if state == 2 || flush { tap.flush() }
+                    if state == 2 {
+                        // The render thread may have read the slot as active in the block
+                        // under way: free it only once that block is over (or nothing runs).
+                        let blocks = blockCount.load(ordering: .acquiring)
+                        if slot.removedAt < 0 { slot.removedAt = blocks }
+                        let running = phase.load(ordering: .acquiring) == Phase.running.rawValue
+                        guard !running || blocks >= slot.removedAt + 2 else { continue }
+                        slot.removedAt = -1
+                        slot.tap = nil
+                        slot.state.store(0, ordering: .releasing)
+                        lock.withLock { $0.taps.removeAll { $0 === tap } }
+                        tapCount.subtract(1, ordering: .relaxed)
+                    }
+                }
+            }
+        }
+        return worked
+    }
+}
