@@ -134,7 +134,8 @@ public final class Recognizer: AudioNode {
     /// Loads the model (before the run announces `listening`).
     public func open() throws(EngineError) {
         guard decoder == nil else { return }
-        try checkModelFiles()
+        // PocketSphinx ends the process on most damaged model files: check them first.
+        try SpeechModel.check(hmm: hmm, dict: dict)
         do throws(EngineError) {
             let d = try PocketSphinxDecoder(hmm: hmm, dict: dict, search: search, limits: limits,
                                             dropsSilence: finalPass == .utterance,
@@ -164,11 +165,6 @@ public final class Recognizer: AudioNode {
             }
             throw e
         }
-    }
-
-    /// Checks the acoustic model and the dictionary before PocketSphinx reads them.
-    private func checkModelFiles() throws(EngineError) {
-        try SpeechModel.check(hmm: hmm, dict: dict)
     }
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {

@@ -35,10 +35,7 @@ enum PronunciationDictionary {
                 while j < end {
                     let b = bytes[j]
                     if b == 0x20 || b == 0x09 || b == 0x0D { j += 1; continue }
-                    if b < 0x20 || b == 0x7F {
-                        return (line, "holds a control character (byte 0x\(String(b, radix: 16))): not a text dictionary, or damaged")
-                    }
-                    let fieldStart = j
+                    let fieldStart = j  // a control character here is caught below
                     while j < end, bytes[j] != 0x20, bytes[j] != 0x09, bytes[j] != 0x0D {
                         if bytes[j] < 0x20 || bytes[j] == 0x7F {
                             return (line, "holds a control character (byte 0x\(String(bytes[j], radix: 16))): not a text dictionary, or damaged")
