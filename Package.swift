@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "AudioGraphCore"),
         .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CFFTW", "CDSPKernels"]),
         .target(name: "AudioGraphPulse", dependencies: ["AudioGraphCore", "CPulse"]),
-        .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "CPocketSphinx", "CFlite"]),
+        .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "AudioGraphDSP", "CPocketSphinx", "CFlite"]),
         .target(
             name: "AudioGraph",
             dependencies: ["AudioGraphCore", "AudioGraphDSP", "AudioGraphPulse", "AudioGraphSpeech"]),
@@ -45,6 +45,7 @@ let package = Package(
         // MARK: Executables
         .executableTarget(name: "audiograph", dependencies: ["AudioGraph", "AudioGraphPulse"]),
         .executableTarget(name: "audiograph-example", dependencies: ["AudioGraph"]),
+        .executableTarget(name: "audiograph-assistant", dependencies: ["AudioGraph"]),
         .executableTarget(name: "audiograph-bench", dependencies: ["AudioGraph", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphTestSupport", "CAllocCounter"]),
         /// Fuzz targets (Tools/fuzz builds them with libFuzzer; plainly built, a replayer).
         .executableTarget(name: "audiograph-fuzz", dependencies: ["AudioGraph", "AudioGraphSpeech"]),

@@ -21,7 +21,7 @@ final class PocketSphinxDecoder {
         var wordExits: Int
     }
 
-    private let decoder: OpaquePointer
+    let decoder: OpaquePointer
     private let config: OpaquePointer
     private let logmath: OpaquePointer
     /// Whether PocketSphinx's own silence removal is on (see `init`).

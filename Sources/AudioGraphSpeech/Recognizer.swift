@@ -23,7 +23,11 @@ public final class Recognizer: AudioNode {
             ParameterSpec("dict", .path, default: .string(SpeechModel.defaultDict), help: "pronunciation dictionary"),
             ParameterSpec("grammar", .path, help: "JSGF grammar file (commands); replaces the language model"),
             ParameterSpec("keyphrase", .string, help: "phrase to spot (wake word); replaces the language model"),
-            ParameterSpec("threshold", .number(1e-100...1), default: 1e-20, help: "keyphrase detection threshold"),
+            ParameterSpec("threshold", .number(1e-100...1), default: 1e-20, help: "keyphrase and wake-word detection threshold"),
+            ParameterSpec("wake-word", .string,
+                          help: "assistant mode: wait for this phrase, then recognise one command (grammar or language model), then wait again; reports wake and assistant events"),
+            ParameterSpec("command-timeout", .number(0.5...60), default: 5, unit: "s",
+                          help: "with wake-word: back to waiting when no command begins this long after the wake word"),
             ParameterSpec("partials", .number(0...10), default: 0.25, unit: "s",
                           help: "at most one partial result per this much audio (0: none)"),
             ParameterSpec("alternatives", .integer(0...20), default: 3, help: "n-best alternatives in final results"),
@@ -59,6 +63,13 @@ public final class Recognizer: AudioNode {
 
     /// Where final results come from.
     enum FinalPass: String { case utterance, live }
+    /// Assistant mode: the wake word, its detection threshold, the command timeout.
+    let wake: (phrase: String, threshold: Double, timeout: Double)?
+    private var listener: CommandListener?
+    /// The command grammar's automaton (grammar-aware end of speech), and where to report.
+    private var automaton: GrammarAutomaton?
+    private var progress = HypothesisProgress()
+    private var gate = PlaybackGate()
     private var decoder: PocketSphinxDecoder?
     private var queue: BlockQueue?
     private var eventsReady = Wakeup()
@@ -91,6 +102,16 @@ public final class Recognizer: AudioNode {
         let grammar = p.string("grammar"), keyphrase = p.string("keyphrase")
         if grammar != nil && keyphrase != nil {
             throw p.error("keyphrase", "give either a grammar or a keyphrase, not both")
+        }
+        if let w = p.string("wake-word") {
+            let phrase = w.lowercased().split(separator: " ").joined(separator: " ")
+            guard !phrase.isEmpty else { throw p.error("wake-word", "expected a phrase, got an empty string") }
+            if keyphrase != nil {
+                throw p.error("wake-word", "a wake word is followed by a command: give a grammar or a language model, not a keyphrase")
+            }
+            wake = (phrase, p.number("threshold", 1e-20), p.number("command-timeout", 5))
+        } else {
+            wake = nil
         }
         func mustExist(_ path: String, _ param: String, directory: Bool = false) throws(GraphError) {
             var isDir: ObjCBool = false
@@ -152,6 +173,15 @@ public final class Recognizer: AudioNode {
                     loadWarnings.append("\(words.missing) of the \(words.total) words of the language model \(lm) have no pronunciation in the dictionary \(dict) and cannot be recognised (e.g. \(words.examples.joined(separator: ", ")))")
                 }
             }
+            if let wake {
+                let spotter = try WakeWordSpotter(phrase: wake.phrase, threshold: wake.threshold, hmm: hmm, dictionary: d)
+                listener = CommandListener(nodeId: nodeId, spotter: spotter, timeout: wake.timeout,
+                                           emit: { [results, eventsReady] e, at in
+                                               results.withLock { $0.events.append(StreamEvent(at: at, e)) }
+                                               eventsReady.signal()
+                                           })
+            }
+            automaton = d.grammarAutomaton()
             d.warmUp()
             decoder = d
         } catch {
@@ -171,6 +201,10 @@ public final class Recognizer: AudioNode {
         segmentation = context.upstreamMarkers.contains(.utteranceEnd) ? .endOfSpeech
             : context.upstreamMarkers.contains(.speechStart) ? .speech : .whole
         eventsReady = context.eventsReady
+        gate = context.playbackGate
+        progress = context.hypothesis
+        // Reported from the live pass's hypothesis: none without partial results and a live pass.
+        if automaton != nil && (finalPass == .live || partialFrames > 0) { progress.hasReporter = true } else { automaton = nil }
         queue = BlockQueue(format: StreamFormat(sampleRate: 16000, channelCount: 1), maxFrames: context.maxFrames,
                          blockCount: 256, policy: context.isLive ? .drop : .block)
         startThread()
@@ -183,7 +217,7 @@ public final class Recognizer: AudioNode {
             for m in input.markers where m.kind == .speechStart {
                 if !onsets.push(m.decided) { onsetsLost.store(true, ordering: .relaxed) }
             }
-            queue.unsafelyUnwrapped.write(input)
+            queue.unsafelyUnwrapped.write(input, muting: gate)
             enqueuedEnd.store(input.endTime.bitPattern, ordering: .releasing)
         }
         if io.inputsEnded { inputEnded.store(true, ordering: .releasing) }
@@ -218,11 +252,16 @@ public final class Recognizer: AudioNode {
         // Onsets a cancelled run left queued lie ahead of the new run's audio: they would
         // promise too much.
         while onsets.pop() != nil {}
+        progress.reset()
         onsetsLost.store(false, ordering: .relaxed)
         queue?.abandoned.store(false, ordering: .relaxed)
         enqueuedEnd.store(0, ordering: .relaxed)
         startThread()
     }
+
+    /// Assistant mode: drops the command being listened for and waits for the wake word
+    /// again (an `assistant` event with reason `cancelled`). Any thread; no-op otherwise.
+    public func cancelCommand() { listener?.requestCancel() }
 
     public func takeStreamEvents(nodeId: String) -> StreamEvents? {
         results.withLock { r in
@@ -264,6 +303,17 @@ public final class Recognizer: AudioNode {
         return pending!
     }
 
+    /// Tells an end-of-speech detector whether the command so far is a whole sentence of the grammar.
+    private func reportProgress(_ utterances: UtteranceDecoder, _ decoder: PocketSphinxDecoder, through t: Double) {
+        guard let automaton else { return }
+        // Between commands, and outside an utterance (the wake word's own), no grammar listens.
+        guard listener?.isListening != false && utterances.open && !utterances.tentative else {
+            return progress.report(through: t, .notTracking)
+        }
+        let complete = automaton.accepts(decoder.hypothesis())
+        progress.report(through: t, complete ? .complete : .incomplete)
+    }
+
     /// How utterances are delimited, from what the graph upstream produces.
     enum Segmentation {
         /// No detector upstream: the whole stream is one utterance.
@@ -280,16 +330,20 @@ public final class Recognizer: AudioNode {
             nodeId: nodeId, segmentation: segmentation, finalPass: finalPass, partialFrames: partialFrames,
             alternatives: alternatives, cmnLookahead: cmnLookahead,
             decodesInParts: finalPass == .live && { if case .languageModel = search { true } else { false } }())
+        let listener = self.listener
+        var reported: RecognitionResult?
         let utterances = UtteranceDecoder(
             settings: settings, decoder: decoder, blockCapacity: queue.blocks[0].frameCapacity,
             emit: { [results, eventsReady] e, at in
                 results.withLock { $0.events.append(StreamEvent(at: at, e)) }
+                if case .final(_, let r) = e { reported = r }
                 eventsReady.signal()
             },
             isCancelled: { self.cancelled.load(ordering: .relaxed) },
             reached: { [results] t in results.withLock { $0.through = max($0.through, t) } })
         var nextOnset: Double?
         var finishedEarly = false
+        listener?.start()
         while true {
             guard let (index, block) = queue.next() else {
                 if done.load(ordering: .acquiring) {
@@ -305,10 +359,19 @@ public final class Recognizer: AudioNode {
                 queue.waitForData(timeout: 0.005)
                 continue
             }
-            if !cancelled.load(ordering: .relaxed) { utterances.take(block) }
+            if !cancelled.load(ordering: .relaxed) {
+                if let listener {
+                    listener.take(block, utterances)
+                    if let r = reported { listener.reported(r, utterances) }
+                } else {
+                    utterances.take(block)
+                }
+                reported = nil
+                reportProgress(utterances, decoder, through: block.endTime)
+            }
             let end = block.endTime
             queue.release(index)
-            let through = utterances.awaitsOnset ? noEventsBefore(after: end, pending: &nextOnset) : end
+            let through = utterances.awaitsOnset && listener == nil ? noEventsBefore(after: end, pending: &nextOnset) : end
             results.withLock { $0.through = max($0.through, through) }
         }
         if !finishedEarly { utterances.finish() }

@@ -4,16 +4,20 @@ import Synchronization
 
 /// `speech-synth`: speaks text with flite, the vocalizer of an assistant graph. Text comes
 /// from the `text` parameter (at start), from code (``speak(_:)``), or as the `reply` to a
-/// recognizer's final results. Between texts it plays silence, so a live graph keeps its
-/// clock. Reports `speak-start` and `speak-end` in stream order with everything else.
+/// recognizer's final results; in an assistant graph it also plays the earcons
+/// (``Earcon``). Between sounds it plays silence, so a live graph keeps its clock. Reports
+/// `speak-start`, `speak-end` and `earcon` in stream order with everything else.
 ///
 /// Synthesis runs on a worker thread (``SpeechWorker``); the render thread only copies
 /// samples out of a ring. With file input the graph waits for the worker (nothing is cut);
 /// with live input it plays silence until the text is ready.
+///
+/// Every sound it starts is marked on the graph's ``PlaybackGate`` (unless `gate` is false), so
+/// the graph's listeners do not hear it come back through a microphone.
 public final class SpeechSynth: AudioNode, @unchecked Sendable {
     public static let descriptor = NodeDescriptor(
         type: "speech-synth",
-        summary: "Speaks text (flite): at start, from code, or in reply to final results; silence in between.",
+        summary: "Speaks text (flite): at start, from code, or in reply to final results; plays an assistant's earcons; silence in between.",
         role: .source,
         parameters: [
             ParameterSpec("voice", .choice(FliteVoice.names), default: "rms",
@@ -24,24 +28,54 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
                           help: "spoken after each final result, {text} replaced by what was recognised (e.g. \"you said {text}\"); the node runs until the graph stops"),
             ParameterSpec("reply-to", .string, help: "node id of the recognizer whose finals are answered (default: any)"),
             ParameterSpec("queue", .integer(1...256), default: 16, help: "texts that may wait to be spoken; one more is an error"),
+        ] + Earcon.allCases.map { e in
+            ParameterSpec(e.parameter, .sound(["tone", "none"]), default: "tone",
+                          help: "earcon played " + {
+                              switch e {
+                              case .start: "when an assistant starts listening for a command (after its wake word)"
+                              case .end: "when an assistant has understood a command (before the reply)"
+                              case .cancel: "when a command is cancelled from code"
+                              case .error: "when nothing was said after the wake word, or nothing understood"
+                              }
+                          }() + ": tone (built in, < 0.3 s), none, or a WAV file")
+        } + [
+            ParameterSpec("echo-tail", .number(0...5), default: 0.3, unit: "s",
+                          help: "the listeners leave out what this node plays until this long after it ends (plus the playback latency the sink reports): its echo"),
+            ParameterSpec("gate", .bool, default: true,
+                          help: "the listeners (vad, recognizer) leave out what this node plays and its echo; false: they hear it"),
+            ParameterSpec("barge-in", .bool, default: false,
+                          help: "stop speaking when speech starts; implies gate false (needs an echo-cancelled microphone, see README)"),
         ],
         make: { p throws(GraphError) in try SpeechSynth(p) })
 
-    /// Node event kinds: `values.0` the text's id, `values.1` 1 if cancelled.
+    /// Node event kinds: `values.0` the sound's id, `values.1` 1 if cancelled, `values.2` 1
+    /// if an earcon (its ``Earcon`` index in `values.3`).
     static let speakStart = NodeEvent.Kind(rawValue: 1100)
     static let speakEnd = NodeEvent.Kind(rawValue: 1101)
+    /// The assistant speaks (first text after silence) / is done speaking (last text ended).
+    static let speaking = NodeEvent.Kind(rawValue: 1102)
+    static let doneSpeaking = NodeEvent.Kind(rawValue: 1103)
 
+    let ownId: String
     let voiceName: String
     let rate: Double
     let initialText: String?
     let reply: String?
     let replyTo: String?
     let queueCapacity: Int
-    private var worker: SpeechWorker?
+    let earconSpecs: [Earcon: String]
+    let echoTail: Double
+    let bargeIn: Bool
+    let gates: Bool
+    var worker: SpeechWorker?
+    var earcons: [Earcon: [Float]] = [:]
     private var format = StreamFormat(sampleRate: 16000, channelCount: 1)
     private var isLive = false
+    private var gate = PlaybackGate()
     /// Texts by id (read on the delivery thread for the events), and callers awaiting them.
-    private let texts = Locked<[Int: String]>([:])
+    let texts = Locked<[Int: String]>([:])
+    /// Earcons queued, by id.
+    let earconIds = Locked<[Int: Earcon]>([:])
     private let waiters = Locked<[Int: CheckedContinuation<Bool, Never>]>([:])
     private let nextId = Atomic<Int>(0)
     private let played = Atomic<Int>(0)
@@ -49,19 +83,38 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     private let lastEnded = Atomic<Int>(0)
     /// Texts played to their end so far (their `speak-end` delivered, not cancelled).
     public var spoken: Int { played.load(ordering: .acquiring) }
-    /// Render thread: the segment playing and how much of it is left.
+    /// Render thread: the segment playing and how much of it is left; whether text is being spoken.
     private var current: SpeechWorker.Segment?
+    /// A segment taken from the worker that waits for its start time.
+    private var scheduled: SpeechWorker.Segment?
+    /// File input: answers start this long after the event they answer (see `observe`).
+    private var responseDelay = 0.0
     private var left = 0
+    private var speakingText = false {
+        didSet { speakingFlag.store(speakingText, ordering: .relaxed) }
+    }
+    private let speakingFlag = Atomic<Bool>(false)
+    /// Whether text is being spoken (render thread's view; any thread).
+    public var speakingNow: Bool { speakingFlag.load(ordering: .relaxed) }
     private let cancelRequested = Atomic<Bool>(false)
     private var startedInitial = false
+    /// Set once an assistant's events are seen: its speaking states are reported.
+    let inAssistant = Atomic<Bool>(false)
 
     init(_ p: ResolvedParameters) throws(GraphError) {
+        ownId = p.nodeId
         voiceName = p.string("voice") ?? "rms"
         rate = p.number("rate", 1)
         initialText = p.string("text")
         reply = p.string("reply")
         replyTo = p.string("reply-to")
         queueCapacity = p.integer("queue", 16)
+        var specs: [Earcon: String] = [:]
+        for e in Earcon.allCases { specs[e] = p.string(e.parameter) ?? "tone" }
+        earconSpecs = specs
+        echoTail = p.number("echo-tail", 0.3)
+        bargeIn = p.bool("barge-in", false)
+        gates = p.bool("gate", true) && !bargeIn
     }
 
     public func open() throws(EngineError) {
@@ -71,6 +124,15 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
                               parameter: "voice", suggestion: "install Debian's flite")
         }
         format = StreamFormat(sampleRate: Double(voice.sampleRate), channelCount: 1)
+        for (e, spec) in earconSpecs {
+            do throws(EngineError) {
+                earcons[e] = try e.samples(spec, rate: voice.sampleRate)
+            } catch {
+                var error = error
+                error.parameter = e.parameter
+                throw error
+            }
+        }
         worker = SpeechWorker(voice: voice, rate: rate, capacity: queueCapacity)
     }
 
@@ -78,6 +140,10 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {
         isLive = context.isLive
+        gate = context.playbackGate
+        // The engine delivers an event within its lockstep slack; one block more, and the
+        // answer's start is the same stream time in every file run.
+        responseDelay = isLive ? 0 : AudioEngine.lockstepSlack + Double(context.maxFrames) / format.sampleRate + 0.05
         worker?.start()
         if let initialText, !startedInitial {
             startedInitial = true
@@ -90,17 +156,27 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     /// Queues `text`; returns its id (the `id` of its `speak-start` and `speak-end`), or nil
     /// when there is nothing to say. Throws when the queue is full. Any thread.
     @discardableResult
-    public func enqueue(_ text: String) throws(EngineError) -> Int? {
+    public func enqueue(_ text: String) throws(EngineError) -> Int? { try enqueue(text, notBefore: 0) }
+
+    private func enqueue(_ text: String, notBefore: Double) throws(EngineError) -> Int? {
         let said = FliteVoice.speakable(text)
         guard !said.isEmpty, let worker else { return nil }
         let id = nextId.add(1, ordering: .relaxed).newValue
         texts.withLock { $0[id] = text }
-        guard worker.submit(id: id, text: said) else {
+        guard worker.submit(id: id, text: said, notBefore: notBefore) else {
             texts.withLock { $0[id] = nil }
             throw EngineError(.internalLimit, "\(worker.capacity) texts already wait to be spoken", parameter: "queue",
                               suggestion: "wait for speak-end, or raise the node's queue")
         }
         return id
+    }
+
+    /// Queues an earcon (nothing when it is `none` or the queue is full). Any thread.
+    func play(_ e: Earcon, notBefore: Double = 0) {
+        guard let sound = earcons[e], let worker else { return }
+        let id = nextId.add(1, ordering: .relaxed).newValue
+        earconIds.withLock { $0[id] = e }
+        if !worker.submit(id: id, text: "", sound: sound, notBefore: notBefore) { earconIds.withLock { $0[id] = nil } }
     }
 
     /// Speaks `text` and returns once it has been played (true) or cancelled (false).
@@ -123,8 +199,9 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
         cancelRequested.store(true, ordering: .releasing)
     }
 
-    private func finished(_ id: Int, played: Bool) {
+    func finished(_ id: Int, played: Bool) {
         texts.withLock { $0[id] = nil }
+        earconIds.withLock { $0[id] = nil }
         waiters.withLock { $0.removeValue(forKey: id) }?.resume(returning: played)
     }
 
@@ -138,9 +215,7 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
         func time(_ frame: Int) -> Double { Double(out.sampleTime + Int64(frame)) / format.sampleRate }
         if cancelRequested.exchange(false, ordering: .acquiring), let c = current {
             _ = worker.ring.discard(frames: left)
-            io.emit(NodeEvent(Self.speakEnd, t: time(0), values: (Double(c.id), 1, 0, 0)))
-            lastEnded.store(c.id, ordering: .releasing)
-            current = nil
+            end(c, at: time(0), cancelled: true, &io)
         }
         while filled < n {
             if current == nil {
@@ -149,25 +224,43 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
                     usleep(500)
                     continue
                 }
-                guard let s = worker.segments.pop() else { break }
+                guard let s = scheduled ?? worker.segments.pop() else { break }
+                if s.notBefore > time(filled) {
+                    // Not yet: silence up to its start (in this block, or the next ones).
+                    scheduled = s
+                    let frames = Int(((s.notBefore - time(filled)) * format.sampleRate).rounded(.up))
+                    if filled + frames >= n { break }
+                    out.channel(0).advanced(by: filled).update(repeating: 0, count: frames)
+                    filled += frames
+                }
+                scheduled = nil
                 current = s
                 left = s.frames
-                io.emit(NodeEvent(Self.speakStart, t: time(filled), values: (Double(s.id), 0, 0, 0)))
+                let t = time(filled)
+                if gates { gate.playing(from: t, to: t + Double(s.frames) / format.sampleRate, tail: echoTail) }
+                if !s.isEarcon && !speakingText {
+                    speakingText = true
+                    if inAssistant.load(ordering: .relaxed) { io.emit(NodeEvent(Self.speaking, t: t)) }
+                }
+                io.emit(NodeEvent(Self.speakStart, t: t, values: (Double(s.id), 0, s.isEarcon ? 1 : 0, 0)))
             }
             let got = worker.ring.read(into: out, at: filled, frames: min(n - filled, left))
             filled += got
             left -= got
             if left == 0, let c = current {
-                io.emit(NodeEvent(Self.speakEnd, t: time(filled), values: (Double(c.id), 0, 0, 0)))
-                lastEnded.store(c.id, ordering: .releasing)
-                current = nil
+                end(c, at: time(filled), cancelled: false, &io)
             } else if got == 0 {
                 if isLive { break }
                 usleep(500)  // a text longer than the ring: the worker is still writing it
             }
         }
-        let idle = current == nil && worker.segments.count == 0 && worker.pending.load(ordering: .acquiring) == 0
-        if idle && (reply == nil && initialText != nil || io.isStopping) {
+        let idle = current == nil && scheduled == nil && worker.segments.count == 0 && worker.pending.load(ordering: .acquiring) == 0
+        if idle && speakingText {
+            speakingText = false
+            if inAssistant.load(ordering: .relaxed) { io.emit(NodeEvent(Self.doneSpeaking, t: time(filled))) }
+        }
+        let answering = reply != nil || inAssistant.load(ordering: .relaxed)
+        if idle && (initialText != nil && !answering || io.isStopping || answering && io.othersFinished) {
             out.frameLength = filled
             return .endOfStream
         }
@@ -175,6 +268,12 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
         if filled < n { out.channel(0).advanced(by: filled).update(repeating: 0, count: n - filled) }
         out.frameLength = n
         return .ok
+    }
+
+    private func end(_ c: SpeechWorker.Segment, at t: Double, cancelled: Bool, _ io: inout ProcessIO) {
+        io.emit(NodeEvent(Self.speakEnd, t: t, values: (Double(c.id), cancelled ? 1 : 0, c.isEarcon ? 1 : 0, 0)))
+        lastEnded.store(c.id, ordering: .releasing)
+        current = nil
     }
 
     public func finish(_ reason: EndReason) throws(EngineError) {
@@ -191,8 +290,12 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
 
     public func reset() {
         current = nil
+        scheduled = nil
+        speakingText = false
         startedInitial = false
         texts.withLock { $0.removeAll() }
+        earconIds.withLock { $0.removeAll() }
+        gate.reset()
     }
 
     // MARK: Delivery thread
@@ -200,23 +303,51 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     public func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
         let id = Int(raw.values.0)
         switch raw.kind {
+        case Self.speakStart where raw.values.2 != 0:
+            let e = earconIds.withLock { $0[id] }
+            return .earcon(node: nodeId, name: e?.rawValue ?? "?", t: raw.t)
+        case Self.speakEnd where raw.values.2 != 0:
+            finished(id, played: raw.values.1 == 0)
+            return nil
         case Self.speakStart:
             return .speakStart(node: nodeId, id: id, text: texts.withLock { $0[id] } ?? "", t: raw.t)
         case Self.speakEnd:
             if raw.values.1 == 0 { played.add(1, ordering: .releasing) }
             finished(id, played: raw.values.1 == 0)
             return .speakEnd(node: nodeId, id: id, t: raw.t, cancelled: raw.values.1 != 0)
+        case Self.speaking:
+            return .assistant(node: nodeId, state: .speaking, reason: nil, t: raw.t)
+        case Self.doneSpeaking:
+            return .assistant(node: nodeId, state: .waitingForWakeWord, reason: nil, t: raw.t)
         default:
             return raw.standardEvent(nodeId: nodeId)
         }
     }
 
-    public var observesEvents: Bool { reply != nil }
+    public var observesEvents: Bool { true }
 
-    /// Answers a final result with the `reply` template.
-    public func observe(_ event: EngineEvent) {
-        guard let reply, case .final(let node, let result) = event, replyTo == nil || replyTo == node,
-              !result.text.isEmpty else { return }
-        _ = try? enqueue(reply.replacingOccurrences(of: "{text}", with: result.text))
+    /// Answers final results with the `reply` template; plays the earcons of an assistant's
+    /// states; with `barge-in`, stops speaking when speech starts.
+    public func observe(_ event: EngineEvent, at stamp: Double) {
+        // File input: at a fixed delay after the event (live: at once, once synthesised).
+        let at = isLive || !stamp.isFinite ? 0 : stamp + responseDelay
+        switch event {
+        case .assistant(let node, let state, let reason, _) where node != ownId:
+            inAssistant.store(true, ordering: .relaxed)
+            switch (state, reason) {
+            case (.listening, _): play(.start, notBefore: at)
+            case (.waitingForWakeWord, .notUnderstood?), (.waitingForWakeWord, .noSpeech?): play(.error, notBefore: at)
+            case (.waitingForWakeWord, .cancelled?): play(.cancel, notBefore: at)
+            default: break
+            }
+        case .final(let node, let result) where replyTo == nil || replyTo == node:
+            guard !result.text.isEmpty else { return }
+            if inAssistant.load(ordering: .relaxed) { play(.end, notBefore: at) }
+            if let reply { _ = try? enqueue(reply.replacingOccurrences(of: "{text}", with: result.text), notBefore: at) }
+        case .speechStart where bargeIn:
+            if speakingNow { cancelSpeech() }
+        default:
+            break
+        }
     }
 }

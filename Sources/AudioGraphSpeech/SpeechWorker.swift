@@ -14,6 +14,10 @@ final class SpeechWorker: @unchecked Sendable {
     struct Segment: BitwiseCopyable {
         var id: Int
         var frames: Int
+        /// An earcon (samples given), not spoken text.
+        var isEarcon: Bool
+        /// Stream time before which it does not start (file input: see `SpeechSynth`).
+        var notBefore: Double
     }
 
     let ring: FrameRing
@@ -22,7 +26,7 @@ final class SpeechWorker: @unchecked Sendable {
     let pending = Atomic<Int>(0)
     /// Bumped by ``cancelAll()``: a text taken before it is dropped, not announced.
     let generation = Atomic<Int>(0)
-    private let requests = Locked<[(id: Int, text: String, generation: Int)]>([])
+    private let requests = Locked<[(id: Int, text: String, sound: [Float]?, notBefore: Double, generation: Int)]>([])
     private let work = Wakeup()
     private let closing = Atomic<Bool>(false)
     private let exited = Atomic<Bool>(true)
@@ -37,12 +41,12 @@ final class SpeechWorker: @unchecked Sendable {
         ring = FrameRing(channels: 1, capacity: voice.sampleRate * 60)
     }
 
-    /// Queues a text; false when `capacity` texts already wait.
-    func submit(id: Int, text: String) -> Bool {
+    /// Queues a text, or a ready sound to play as is (an earcon); false when `capacity` wait.
+    func submit(id: Int, text: String, sound: [Float]? = nil, notBefore: Double = 0) -> Bool {
         let g = generation.load(ordering: .acquiring)
         let accepted = requests.withLock { r -> Bool in
             guard r.count + segments.count < capacity else { return false }
-            r.append((id, text, g))
+            r.append((id, text, sound, notBefore, g))
             return true
         }
         if accepted {
@@ -89,7 +93,7 @@ final class SpeechWorker: @unchecked Sendable {
                 work.wait(timeout: 0.05) { closing.load(ordering: .relaxed) || requests.withLock { !$0.isEmpty } }
                 continue
             }
-            let samples = voice.synthesize(FliteVoice.speakable(next.text), rate: rate)
+            let samples = next.sound ?? voice.synthesize(FliteVoice.speakable(next.text), rate: rate)
             if generation.load(ordering: .acquiring) != next.generation { continue }  // cancelled meanwhile
             // Announced once its samples (or the first 60 s of them) are in the ring.
             var written = 0
@@ -102,7 +106,7 @@ final class SpeechWorker: @unchecked Sendable {
                     }
                 }
                 if !announced && (written == samples.count || ring.space == 0) {
-                    while !segments.push(Segment(id: next.id, frames: samples.count)) { usleep(1000) }
+                    while !segments.push(Segment(id: next.id, frames: samples.count, isEarcon: next.sound != nil, notBefore: next.notBefore)) { usleep(1000) }
                     pending.subtract(1, ordering: .releasing)
                     announced = true
                 }

@@ -67,6 +67,9 @@ final class UtteranceDecoder {
 
     /// Whether an utterance is open (the decoder may be between two of its parts).
     var open = false
+    /// Whether utterances begin at the vad's markers (false: an assistant waits for its wake
+    /// word; the audio only goes into the pre-roll, so a command's lead-in is there).
+    var listening = true
     /// Whether the decoder's part began at a vad `speechPossible` hint and awaits its
     /// `speechStart` (decoded, but no partial results yet) or its `speechDropped` (undone).
     var tentative = false
@@ -151,9 +154,9 @@ final class UtteranceDecoder {
     func take(_ block: AudioBuffer) {
         let n = block.frameLength
         streamShift = block.time - Double(next) / 16000
-        if settings.segmentation == .whole && !open && n > 0 { begin(at: block.time) }
+        if settings.segmentation == .whole && !open && n > 0 && listening { begin(at: block.time) }
         var done = 0
-        for m in block.markers {
+        for m in block.markers where listening {
             let at = max(done, min(n, Int(((m.decided - block.time) * 16000).rounded())))
             feed(block.channel(0) + done, at - done)
             done = at
@@ -188,6 +191,18 @@ final class UtteranceDecoder {
             reached(position)
         }
         feed(block.channel(0) + done, n - done)
+    }
+
+    /// Drops the utterance in flight (or the tentative part) without a result.
+    func drop() {
+        if tentative { abandon() }
+        guard open else { return }
+        open = false
+        if decoder.inUtterance { decoder.endUtterance() }
+        parts.removeAll(keepingCapacity: true)
+        batch.removeAll(keepingCapacity: true)
+        closingIn = nil
+        if seeding { seeding = false; held.removeAll(keepingCapacity: true); previewed = 0 }
     }
 
     /// Ends the utterance in flight at the end of the stream.

@@ -31,6 +31,24 @@ public enum Flite {
         return cached(fixtures.appendingPathComponent(name + ".wav")) { run("/usr/bin/sox", parts + [$0.path]) }
     }
 
+    /// A script of sayings, each followed by its own seconds of digital silence (a user who
+    /// waits for an answer); nil when flite or sox is missing.
+    public static func script(_ steps: [(text: String, then: Double)]) -> URL? {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sox") else { return nil }
+        var parts: [String] = []
+        for step in steps {
+            guard let url = speech(step.text) else { return nil }
+            parts.append(url.path)
+            guard step.then > 0 else { continue }
+            guard let gap = cached(fixtures.appendingPathComponent("silence-\(step.then)s.wav"), {
+                run("/usr/bin/sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", $0.path, "trim", "0", String(step.then)])
+            }) else { return nil }
+            parts.append(gap.path)
+        }
+        let name = "script-\(pathHash(parts.joined(separator: "|")))"
+        return cached(fixtures.appendingPathComponent(name + ".wav")) { run("/usr/bin/sox", parts + [$0.path]) }
+    }
+
     /// Runs sox to convert `input` to `rate`/`channels` (keeping the first `seconds` if
     /// given); nil when sox is missing. Conversions are cached beside the speech, named after
     /// the input's path and the conversion, so test runs reuse them instead of piling up.

@@ -82,6 +82,12 @@ final class EventPrinter: Sendable {
             out(String(format: "%8.3f s  %@  says: %@", t, node, text))
         case .speakEnd(let node, _, let t, let cancelled):
             if cancelled { out(String(format: "%8.3f s  %@  stopped speaking", t, node)) }
+        case .wake(let node, let phrase, let t):
+            out(String(format: "%8.3f s  %@  heard \"%@\"", t, node, phrase))
+        case .assistant(_, let state, let reason, let t):
+            out(String(format: "%8.3f s  -- %@", t, state.rawValue + (reason.map { " (\($0.rawValue))" } ?? "")))
+        case .earcon:
+            break
         case .warning(let node, let message):
             err("audiograph: warning: " + (node.map { "node \"\($0)\": " } ?? "") + message)
         case .overrun(let node, let lost):

@@ -1,14 +1,18 @@
 import AudioGraph
 import AudioGraphCore
 
-/// Loads a graph file, applies `--source` and `--set`, and validates it.
+/// Loads a graph file, applies `--source`, `--sink` and `--set`, and validates it.
 enum GraphLoading {
-    static func load(_ path: String, sources: [String], sets: [String],
+    static func load(_ path: String, sources: [String], sinks: [String] = [], sets: [String],
                      registry: NodeRegistry = .builtin) throws -> ValidatedGraph {
         var graph = try GraphFile.load(GraphLocator.resolve(path), registry: registry)
         for s in sources {
             let (node, file) = GraphEdits.splitSource(s, graph: graph)
             try GraphEdits.source(file, node: node, in: &graph, registry: registry)
+        }
+        for s in sinks {
+            let (node, file) = GraphEdits.splitSource(s, graph: graph)
+            try GraphEdits.sink(file, node: node, in: &graph)
         }
         for s in sets { try GraphEdits.set(s, in: &graph, registry: registry) }
         switch GraphValidator.validate(graph, registry: registry) {

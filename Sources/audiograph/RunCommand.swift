@@ -7,7 +7,7 @@ enum RunCommand: Command {
     static let name = "run"
     static let abstract = "Run a graph until its inputs end or Ctrl-C."
     static let help = """
-        USAGE: audiograph run GRAPH.json [--source [NODE=]FILE]... [--set NODE.PARAM=VALUE]... [--json] [--realtime]
+        USAGE: audiograph run GRAPH.json [--source [NODE=]FILE]... [--sink [NODE=]FILE]... [--set NODE.PARAM=VALUE]... [--json] [--realtime]
                audiograph run --list
 
         Runs the graph. GRAPH may also be the name of an installed graph (`audiograph run
@@ -21,6 +21,9 @@ enum RunCommand: Command {
         OPTIONS:
           --source FILE           Replace the graph's live input with a file source reading FILE.
           --source NODE=FILE      Replace input NODE (repeatable, for graphs with several inputs).
+          --sink FILE             Replace the graph's playback (pulse-sink) with a WAV file (e.g. the
+                                  assistant's answers, offline).
+          --sink NODE=FILE        Replace playback node NODE (repeatable).
           --set NODE.PARAM=VALUE  Override a node parameter (repeatable).
           --json                  Print one JSON event per line on stdout and nothing else there.
           --realtime              Pace file input to real time.
@@ -29,7 +32,8 @@ enum RunCommand: Command {
           -h, --help              Show this help.
 
         EVENTS (--json): state, device, level, probability, speech-start, speech-end,
-        utterance-end, partial, final, warning, overrun, underrun, error, end (with reason
+        utterance-end, partial, final, wake, assistant, earcon, speak-start, speak-end,
+        warning, overrun, underrun, error, end (with reason
         end-of-input, end-of-speech, no-speech, stopped, cancelled or error).
         """
 
@@ -42,7 +46,7 @@ enum RunCommand: Command {
             for g in graphs { print(g.name.padding(g.name, to: 14) + g.description + "  (\(g.folder))") }
             return 0
         }
-        let sources = try args.options("--source"), sets = try args.options("--set")
+        let sources = try args.options("--source"), sets = try args.options("--set"), sinks = try args.options("--sink")
         let json = args.flag("--json"), realtime = args.flag("--realtime")
         let blockText = try args.options("--block").last
         let path = try args.positional("graph file")
@@ -56,7 +60,7 @@ enum RunCommand: Command {
         }
 
         let signals = SignalHandler()
-        let graph = try GraphLoading.load(path, sources: sources, sets: sets)
+        let graph = try GraphLoading.load(path, sources: sources, sinks: sinks, sets: sets)
         let printer = EventPrinter(json: json)
         let session: RecognitionSession
         do {

@@ -13,8 +13,8 @@ import Testing
         while let item = order.next(flush: flush) {
             switch item {
             case .render(let s): out.append(s)
-            case .lagging(.partial(_, _, let text)): out.append(text)
-            case .lagging(let e): Issue.record("unexpected \(e)")
+            case .lagging(.partial(_, _, let text), _): out.append(text)
+            case .lagging(let e, _): Issue.record("unexpected \(e)")
             }
         }
         return out

@@ -139,7 +139,7 @@ import Testing
         let joined = CLI.tempDir().appendingPathComponent("command-paused.wav")
         try WAVFixture.write(joined, rate: a.rate, channels: 1, bits: 16, samples: lead + a.samples + pause + b.samples + lead)
         let r = try CLI.run(["run", "graphs/command.json", "--source", joined.path, "--json",
-                             "--set", "asr.final=live", "--set", "eos.silence=1.2"])
+                             "--set", "asr.final=live", "--set", "eos.complete=1.2", "--set", "eos.incomplete=1.2"])
         #expect(r.status == 0, "\(r.stderr)")
         let f = finals(r).compactMap { $0["text"] as? String }
         #expect(f.count == 1 && f[0].hasPrefix("find") && f[0].hasSuffix("japanese restaurants nearby"), "\(f)")

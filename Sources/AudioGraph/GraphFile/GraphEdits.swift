@@ -51,6 +51,32 @@ public enum GraphEdits {
         graph.nodes[index] = NodeSpec(id: old.id, type: "file-source", params: ["path": .string(path)], location: old.location)
     }
 
+    /// Replaces a playback node (`pulse-sink`) with a `wav-sink` writing `path`, so a graph
+    /// that speaks can run offline. `target` names the node; when nil the graph must have
+    /// exactly one playback node.
+    public static func sink(_ path: String, node target: String?, in graph: inout GraphDescription) throws(GraphError) {
+        let playback = graph.nodes.indices.filter { graph.nodes[$0].type == "pulse-sink" }
+        let index: Int
+        if let target {
+            guard let i = graph.index(of: target) else {
+                throw GraphError(.unknownNode, "--sink \(target)=\(path): no node with this id", file: graph.file, node: target)
+            }
+            guard graph.nodes[i].type == "pulse-sink" else {
+                throw GraphError(.badOverride, "--sink: node is a \(graph.nodes[i].type), not a playback node", file: graph.file, node: target)
+            }
+            index = i
+        } else {
+            guard playback.count == 1 else {
+                throw GraphError(.badOverride, playback.isEmpty ? "--sink: the graph has no playback node (pulse-sink) to replace"
+                                 : "--sink: the graph has several playback nodes (\(playback.map { graph.nodes[$0].id }.joined(separator: ", "))); use --sink NODE=FILE",
+                                 file: graph.file)
+            }
+            index = playback[0]
+        }
+        let old = graph.nodes[index]
+        graph.nodes[index] = NodeSpec(id: old.id, type: "wav-sink", params: ["path": .string(path)], location: old.location)
+    }
+
     /// Splits a `--source` argument into (node, file): "mic=a.wav" or "a.wav".
     public static func splitSource(_ argument: String, graph: GraphDescription) -> (String?, String) {
         if let eq = argument.firstIndex(of: "=") {

@@ -26,8 +26,14 @@ public enum GraphFile {
         for n in graph.nodes.indices {
             guard let d = registry[graph.nodes[n].type] else { continue }
             for spec in d.parameters {
-                guard case .path = spec.kind, case .string(let value)? = graph.nodes[n].params[spec.name],
-                      !value.isEmpty, !value.hasPrefix("/") else { continue }
+                let keywords: [String]
+                switch spec.kind {
+                case .path: keywords = []
+                case .sound(let words): keywords = words
+                default: continue
+                }
+                guard case .string(let value)? = graph.nodes[n].params[spec.name],
+                      !value.isEmpty, !value.hasPrefix("/"), !keywords.contains(value) else { continue }
                 graph.nodes[n].params[spec.name] = .string((folder as NSString).appendingPathComponent(value))
             }
         }

@@ -109,6 +109,13 @@ public final class RecognitionSession: Sendable {
         engine.firstNode(of: SpeechSynth.self)?.cancelSpeech()
     }
 
+    /// In an assistant graph (a recognizer with a `wake-word`): drops the command being
+    /// listened for and waits for the wake word again (`assistant` event, reason
+    /// `cancelled`; the cancel earcon plays). Does nothing otherwise.
+    public func cancelCommand() {
+        engine.firstNode(of: Recognizer.self)?.cancelCommand()
+    }
+
     /// Ends the audio, waits for the last final result and returns why the session ended
     /// (`stop()` then `ended()`; on a session that has already ended, just its reason).
     public func finish() async throws(SessionError) -> EndReason {

@@ -7,10 +7,10 @@ extension AudioEngine {
         guard let plan else { return }
         let handler = lock.withLock { $0.handler }
         let observers = plan.steps.map(\.node).filter(\.observesEvents)
-        func deliver(_ e: EngineEvent) {
+        func deliver(_ e: EngineEvent, at stamp: Double = .infinity) {
             // cancel() discards: no final once it has been called, whatever was decoded before.
             if case .final = e, cancelRequested.load(ordering: .acquiring) { return }
-            for o in observers { o.observe(e) }
+            for o in observers { o.observe(e, at: stamp) }
             handler?(e)
             if streamWanted.load(ordering: .acquiring) { eventContinuation.yield(e) }
         }
@@ -31,13 +31,13 @@ extension AudioEngine {
             while let item = order.next(flush: flush) {
                 worked = true
                 switch item {
-                case .lagging(let e): deliver(e)
+                case .lagging(let e, let at): deliver(e, at: at)
                 case .render(let raw):
                     if let marker = EngineMarker(raw) {
                         if case .state(let s) = marker { deliver(.state(s)) }
                     } else {
                         let step = plan.steps[Int(raw.node)]
-                        if let e = step.node.publicEvent(raw, nodeId: step.id) { deliver(e) }
+                        if let e = step.node.publicEvent(raw, nodeId: step.id) { deliver(e, at: raw.decided) }
                     }
                 }
             }
@@ -64,6 +64,7 @@ extension AudioEngine {
                 drainTaps(flush: true)
                 _ = takeStreamEvents()  // nodes have finished: complete through the end
                 _ = deliverInOrder(flush: true)
+                deliveredThrough.store(Double.infinity.bitPattern, ordering: .releasing)
                 for step in plan.steps {
                     for e in step.node.takeEvents(nodeId: step.id) { deliver(e) }
                 }
@@ -88,6 +89,9 @@ extension AudioEngine {
                 return
             }
             if deliverInOrder(flush: false) { worked = true }
+            // Every event about the audio before this has been delivered (and observed).
+            let delivered = min(order.renderedThrough, order.laggingThrough)
+            deliveredThrough.store(delivered.bitPattern, ordering: .releasing)
             if drainTaps(flush: false) { worked = true }
             for step in plan.steps {
                 for e in step.node.takeEvents(nodeId: step.id) {
@@ -104,7 +108,7 @@ extension AudioEngine {
             // bounds how late events that nobody signalled (device reports) can be, or,
             // while events wait for a lagging node, how soon its progress is seen.
             if !worked {
-                deliveryWake.wait(timeout: order.isHolding ? 0.002 : 0.1) { outlet.ring.count > 0 }
+                deliveryWake.wait(timeout: order.isHolding || lockstep ? 0.002 : 0.1) { outlet.ring.count > 0 }
             }
         }
     }

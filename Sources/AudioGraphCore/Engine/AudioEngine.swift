@@ -56,6 +56,10 @@ public final class AudioEngine: @unchecked Sendable {
     /// Stream time of the last block rendered whole (bits of a Double): events up to it are queued.
     let renderedThrough = Atomic<UInt64>(0)
     let blockCount = Atomic<Int>(0)
+    /// Stream time through which every event has been delivered to observers (bits of a
+    /// Double), and whether file input waits for it (``awaitDelivery(before:)``).
+    let deliveredThrough = Atomic<UInt64>((-Double.infinity).bitPattern)
+    var lockstep = false
     /// Wakes the delivery thread: the render thread after a block that queued events or
     /// tap audio, nodes' own threads when they have events.
     let deliveryWake = Wakeup()
@@ -101,6 +105,7 @@ public final class AudioEngine: @unchecked Sendable {
     public func prepare() throws {
         guard plan == nil else { return }
         plan = try RenderPlan.compile(graph, blockFrames: options.blockFrames, eventsReady: deliveryWake)
+        lockstep = !graph.isLive && plan!.steps.contains { $0.node.observesEvents }
         phase.store(Phase.prepared.rawValue, ordering: .releasing)
     }
 
@@ -294,6 +299,7 @@ public final class AudioEngine: @unchecked Sendable {
         cancelRequested.store(false, ordering: .relaxed)
         clockFrames.store(0, ordering: .relaxed)
         renderedThrough.store(0, ordering: .relaxed)
+        deliveredThrough.store((-Double.infinity).bitPattern, ordering: .relaxed)
         outlet = EventOutlet(capacity: options.eventCapacity, policy: graph.isLive ? .drop : .block)
         lock.withLock { $0.endReason = nil }
         phase.store(Phase.prepared.rawValue, ordering: .releasing)
@@ -335,7 +341,8 @@ public final class AudioEngine: @unchecked Sendable {
                 _ = outlet.emit(EngineMarker.event(state: .listening))
                 continue
             }
-            if !plan.renderBlock(events: outlet) {
+            if lockstep && !stopping { awaitDelivery(before: plan.streamSeconds) }
+            if !plan.renderBlock(events: outlet, delivered: Double(bitPattern: deliveredThrough.load(ordering: .acquiring))) {
                 reason = .error
                 break
             }

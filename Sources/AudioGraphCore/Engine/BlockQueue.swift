@@ -34,7 +34,7 @@ public final class BlockQueue: @unchecked Sendable {
 
     /// Copies `buffer` into the ring. Render thread; real-time safe.
     @inline(__always)
-    public func write(_ buffer: AudioBuffer) {
+    public func write(_ buffer: AudioBuffer, muting gate: PlaybackGate? = nil) {
         var slot = freed.pop()
         if slot == nil && policy == .block {
             while slot == nil && !abandoned.load(ordering: .relaxed) {
@@ -51,8 +51,23 @@ public final class BlockQueue: @unchecked Sendable {
         block.sampleTime = buffer.sampleTime
         block.copyFrames(from: buffer, count: buffer.frameLength)
         block.copyMarkers(from: buffer)
+        if let gate { Self.mute(block, where: gate) }
         _ = filled.push(index)
         dataReady.signal()
+    }
+
+    /// Silences the parts of `block` (10 ms at a time) that lie in what the graph plays.
+    private static func mute(_ block: AudioBuffer, where gate: PlaybackGate) {
+        let rate = block.format.sampleRate, step = max(1, Int(rate / 100))
+        var k = 0
+        while k < block.frameLength {
+            let n = min(step, block.frameLength - k)
+            let t0 = Double(block.sampleTime + Int64(k)) / rate
+            if gate.covers(t0, t0 + Double(n) / rate) {
+                for c in 0..<block.channelCount { block.channel(c).advanced(by: k).update(repeating: 0, count: n) }
+            }
+            k += n
+        }
     }
 
     /// Whether a filled block waits for the consumer.

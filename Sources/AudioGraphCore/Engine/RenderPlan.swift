@@ -27,7 +27,19 @@ final class RenderPlan {
         self.blockFrames = blockFrames
         self.isLive = isLive
         stepById = Dictionary(uniqueKeysWithValues: steps.map { ($0.id, $0) })
-        clock = steps.first { $0.role == .source }
+        // A live input sets the pace (a speech-synth beside a microphone follows it).
+        let live = Set(graph.nodes.filter { $0.descriptor.isLive }.map(\.id))
+        clock = steps.first { $0.role == .source && live.contains($0.id) } ?? steps.first { $0.role == .source }
+    }
+
+    /// Frames source `step` is asked for: a block; for a source other than the clock, while
+    /// the clock runs, only what brings it level with the clock's stream time (a synth
+    /// beside a live capture produces audio at the capture's pace, not a block per cycle).
+    private func requestedFrames(_ step: RenderStep) -> Int {
+        guard let c = clock, c !== step, !c.ended, let cf = c.outputs.first?.format,
+              let f = step.outputs.first?.format else { return blockFrames }
+        let due = Int64((Double(c.produced[0]) / cf.sampleRate * f.sampleRate).rounded())
+        return Int(max(0, min(Int64(blockFrames), due - step.produced[0])))
     }
 
     /// Instantiates, opens, negotiates formats and prepares every node.
@@ -37,6 +49,7 @@ final class RenderPlan {
         let graph = n.graph
         var steps: [Int: RenderStep] = [:]
         var ordered: [RenderStep] = []
+        let gate = PlaybackGate(), hypothesis = HypothesisProgress()
         for i in graph.order {
             let spec = graph.nodes[i]
             let node = n.instances[i]
@@ -58,7 +71,8 @@ final class RenderPlan {
                 try node.prepare(PrepareContext(inputFormats: inFormats, outputFormats: n.formats[i],
                                                 maxFrames: spec.descriptor.role == .source ? blockFrames : inMax,
                                                 isLive: graph.isLive, upstreamMarkers: upstreamMarkers,
-                                                eventsReady: eventsReady))
+                                                eventsReady: eventsReady, playbackGate: gate,
+                                                hypothesis: hypothesis))
             } catch {
                 throw error.atNode(spec.id, graph: graph.description.file)
             }
@@ -87,7 +101,7 @@ final class RenderPlan {
     }
 
     /// Runs every node once. Render thread; real-time safe. Returns false on failure.
-    func renderBlock(events: EventOutlet) -> Bool {
+    func renderBlock(events: EventOutlet, delivered: Double = .infinity) -> Bool {
         for step in steps {
             if step.ended {
                 for o in step.outputs { o.frameLength = 0 }
@@ -105,9 +119,12 @@ final class RenderPlan {
             }
             var io = ProcessIO(inputs: step.inputs, outputs: step.outputs,
                                inputsEnded: step.role != .source && allEnded,
-                               requestedFrames: blockFrames, events: events, nodeIndex: Int32(step.index),
+                               requestedFrames: step.role == .source ? requestedFrames(step) : blockFrames, events: events, nodeIndex: Int32(step.index),
                                inputEnded: UnsafeBufferPointer(step.inputEnded))
             io.isStopping = step.stopping
+            if step.role == .source && step.node.observesEvents {
+                io.othersFinished = othersFinished(besides: step, delivered: delivered)
+            }
             let status = step.node.process(&io)
             if step.forwardsMarkers {
                 let first = step.inputs[0]
@@ -133,6 +150,17 @@ final class RenderPlan {
             }
         }
         return true
+    }
+
+    /// Whether every source but `step` has ended and the events up to their end have been
+    /// delivered (through `delivered`).
+    private func othersFinished(besides step: RenderStep, delivered: Double) -> Bool {
+        var end = 0.0
+        for s in steps where s !== step && s.role == .source {
+            guard s.ended else { return false }
+            if let f = s.outputs.first?.format { end = max(end, Double(s.produced[0]) / f.sampleRate) }
+        }
+        return delivered > end + 1e-6  // a lagging node may still report at the end itself
     }
 
     /// Seconds of stream time the clock source has produced; once it has ended, the furthest

@@ -22,7 +22,8 @@ struct StreamOrder<RenderItem> {
     /// Everything either stream can deliver next.
     enum Item {
         case render(RenderItem)
-        case lagging(EngineEvent)
+        /// A lagging node's event and the stream time it was stamped with.
+        case lagging(EngineEvent, at: Double)
     }
 
     /// Items waiting to go out, oldest first; taken from the front without shifting the rest.
@@ -94,6 +95,9 @@ struct StreamOrder<RenderItem> {
         lagging[node]?.take(report)
     }
 
+    /// Stream time through which every lagging node is complete (infinity without any).
+    var laggingThrough: Double { lagging.reduce(Double.infinity) { min($0, $1?.through ?? .infinity) } }
+
     /// Whether render items wait for a lagging node.
     var isHolding: Bool { render.count > 0 }
 
@@ -108,7 +112,10 @@ struct StreamOrder<RenderItem> {
         if let best, flush || best.at <= renderedThrough + Self.sameTime {
             // Ahead of a render event decided later; behind a state marker (no time).
             let goesFirst = head.map { h in h.at.map { best.at < $0 - Self.sameTime } ?? false } ?? true
-            if goesFirst { return .lagging(lagging[best.node]!.events.removeFirst().event) }
+            if goesFirst {
+                let e = lagging[best.node]!.events.removeFirst()
+                return .lagging(e.event, at: e.at)
+            }
         }
         guard let head else { return nil }
         let through = lagging.reduce(renderedThrough) { min($0, $1?.through ?? .infinity) }

@@ -79,8 +79,9 @@ public protocol AudioNode: AnyObject {
     var observesEvents: Bool { get }
 
     /// Called on the delivery thread with each event the engine delivers, in stream order,
-    /// when ``observesEvents``. Must not block.
-    func observe(_ event: EngineEvent)
+    /// when ``observesEvents``, with the stream time the event was decided at (infinity when
+    /// it has none). Must not block.
+    func observe(_ event: EngineEvent, at stamp: Double)
 }
 
 extension AudioNode {
@@ -108,7 +109,7 @@ extension AudioNode {
     public func abandon() {}
     public var durationFrames: Int64? { nil }
     public var observesEvents: Bool { false }
-    public func observe(_ event: EngineEvent) {}
+    public func observe(_ event: EngineEvent, at stamp: Double) {}
 }
 
 /// What a node learns when it is prepared.
@@ -127,9 +128,16 @@ public struct PrepareContext: Sendable {
     /// Signal it when a thread of the node's own (a decoder, a writer) has events for
     /// `takeEvents`, so the engine delivers them at once instead of at its next poll.
     public var eventsReady: Wakeup
+    /// Shared by every node of the graph: what it plays, so its listeners can leave it out.
+    public var playbackGate: PlaybackGate
+    /// Shared by every node of the graph: a recognizer's grammar progress, for end of speech.
+    public var hypothesis: HypothesisProgress
 
     public init(inputFormats: [StreamFormat], outputFormats: [StreamFormat], maxFrames: Int, isLive: Bool,
-                upstreamMarkers: Set<StreamMarker.Kind> = [], eventsReady: Wakeup = Wakeup()) {
+                upstreamMarkers: Set<StreamMarker.Kind> = [], eventsReady: Wakeup = Wakeup(),
+                playbackGate: PlaybackGate = PlaybackGate(), hypothesis: HypothesisProgress = HypothesisProgress()) {
+        self.playbackGate = playbackGate
+        self.hypothesis = hypothesis
         self.inputFormats = inputFormats
         self.outputFormats = outputFormats
         self.maxFrames = maxFrames

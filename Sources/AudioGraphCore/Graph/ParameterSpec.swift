@@ -17,6 +17,8 @@ public struct ParameterSpec: Sendable {
         case path
         /// true or false.
         case bool
+        /// One of a few words naming built-in sounds, or a WAV file path (resolved like `path`).
+        case sound([String])
     }
 
     public var name: String
@@ -68,6 +70,8 @@ public struct ParameterSpec: Sendable {
             return .success(value)
         case (.path, .string(let s)):
             return s.isEmpty ? .failure(ValueProblem("expected a file path, got an empty string")) : .success(value)
+        case (.sound, .string(let s)):
+            return s.isEmpty ? .failure(ValueProblem("expected \(kindDescription), got an empty string")) : .success(value)
         default:
             return .failure(ValueProblem("expected \(kindDescription), got \(value)"))
         }
@@ -82,6 +86,7 @@ public struct ParameterSpec: Sendable {
         case .string: return "a string"
         case .path: return "a file path"
         case .bool: return "true or false"
+        case .sound(let words): return "\(words.joined(separator: ", ")) or a WAV file path"
         }
     }
 
@@ -94,6 +99,7 @@ public struct ParameterSpec: Sendable {
         case .string: return "string"
         case .path: return "path"
         case .bool: return "bool"
+        case .sound: return "sound"
         }
     }
 

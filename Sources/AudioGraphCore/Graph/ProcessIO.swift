@@ -14,6 +14,10 @@ public struct ProcessIO {
     public let requestedFrames: Int
     /// For a source: the run is stopping; deliver what is buffered, then `.endOfStream`.
     public internal(set) var isStopping = false
+    /// For a source: every other source has ended and every event about their audio has been
+    /// delivered, so a node answering what the graph heard (a speech-synth's replies) has
+    /// heard all it will: it may end once it is done.
+    public internal(set) var othersFinished = false
     /// Per input bus: whether its upstream node has ended.
     public let inputEnded: UnsafeBufferPointer<Bool>
     let events: EventOutlet

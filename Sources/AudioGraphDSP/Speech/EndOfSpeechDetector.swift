@@ -1,4 +1,5 @@
 import AudioGraphCore
+import Foundation
 
 /// `end-of-speech`: turns the VAD's speech boundaries into utterance boundaries and ends
 /// the session when nobody speaks (SpeechKit's end-of-speech detection).
@@ -19,6 +20,10 @@ public final class EndOfSpeechDetector: AudioNode {
             ParameterSpec("mode", .choice(["none", "short", "long"]), default: "short",
                           help: "none: never ends an utterance; short: 0.5 s of silence (commands); long: 1.2 s (dictation)"),
             ParameterSpec("silence", .number(0.05...30), unit: "s", help: "silence that ends an utterance (overrides mode)"),
+            ParameterSpec("complete", .number(0.05...30), unit: "s",
+                          help: "grammar-aware: with a recognizer's grammar search downstream, the silence that ends an utterance once its hypothesis is a whole sentence of the grammar (setting it or `incomplete` turns this on)"),
+            ParameterSpec("incomplete", .number(0.05...30), unit: "s",
+                          help: "grammar-aware: the silence that ends an utterance whose hypothesis is not (yet) a whole sentence (default 1.2 s when `complete` is set)"),
             ParameterSpec("no-speech-timeout", .number(0...3600), default: 5, unit: "s",
                           help: "end the session (reason no-speech) if nobody speaks this long from the start; 0: never"),
             ParameterSpec("max-duration", .number(0...3600), default: 30, unit: "s",
@@ -28,6 +33,10 @@ public final class EndOfSpeechDetector: AudioNode {
         make: { p throws(GraphError) in EndOfSpeechDetector(p) })
 
     let silence: Double?
+    /// Grammar-aware windows (complete sentence, incomplete), or nil.
+    let grammarWindows: (complete: Double, incomplete: Double)?
+    private var hypothesis = HypothesisProgress()
+    private var isLive = false
     /// The vad announces sound at the end of the 20-32 ms frame it is first heard in, up to
     /// 0.03 s after the `t` it gives it: the window waits that long for the announcement.
     static let announceLag = 0.03
@@ -57,12 +66,19 @@ public final class EndOfSpeechDetector: AudioNode {
             default: silence = 0.5
             }
         }
+        if p["complete"] != nil || p["incomplete"] != nil {
+            grammarWindows = (p.number("complete", 0.25), p.number("incomplete", 1.2))
+        } else {
+            grammarWindows = nil
+        }
         noSpeechTimeout = p.number("no-speech-timeout", 5)
         maxDuration = p.number("max-duration", 0)
     }
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {
         rate = context.inputFormats[0].sampleRate
+        hypothesis = context.hypothesis
+        isLive = context.isLive
     }
 
     public func reset() {
@@ -87,12 +103,12 @@ public final class EndOfSpeechDetector: AudioNode {
         // vad marker is added before it, so the recognizer closes one utterance before it
         // sees the next one start.
         for m in input.markers {
-            if let due = silenceCloses, m.decided >= due {
+            if let due = closes(by: m.decided), m.decided >= due {
                 close(&io, output, t: lastSpeechEnd, decided: max(blockStart, due))
             }
             switch m.kind {
             case .speechStart:
-                if inUtterance && !speaking, let silence, m.t - lastSpeechEnd >= silence {
+                if inUtterance && !speaking, let w = window(by: m.decided), m.t - lastSpeechEnd >= w {
                     // The pause was longer than the window; the start came while possible speech held it.
                     close(&io, output, t: lastSpeechEnd, decided: m.decided)
                 }
@@ -121,7 +137,7 @@ public final class EndOfSpeechDetector: AudioNode {
             }
             output.addMarker(m)
         }
-        if let due = silenceCloses, now >= due {
+        if let due = closes(by: now), now >= due {
             close(&io, output, t: lastSpeechEnd, decided: max(blockStart, due))
         } else if inUtterance && maxDuration > 0 && now - utteranceStart >= maxDuration + Self.hardLimitExtra {
             let t = utteranceStart + maxDuration + Self.hardLimitExtra
@@ -144,10 +160,42 @@ public final class EndOfSpeechDetector: AudioNode {
     }
 
     /// When the silence window closes the open utterance, if it is in a pause: at its end,
-    /// or once the vad has ruled on possible speech that began inside it.
-    private var silenceCloses: Double? {
-        guard inUtterance && !speaking, let silence else { return nil }
-        return max(lastSpeechEnd + silence + Self.announceLag, heldUntil)
+    /// or once the vad has ruled on possible speech that began inside it. Grammar-aware,
+    /// looking at stream time `now`: the short window when the recognizer's hypothesis at the
+    /// pause is a whole sentence, the long one when it is not, the mode's when no grammar
+    /// search listens. Nil: not yet known (the recognizer has not decoded that far).
+    private func closes(by now: Double) -> Double? {
+        guard inUtterance && !speaking, let w = window(by: now) else { return nil }
+        return max(lastSpeechEnd + w + Self.announceLag, heldUntil)
+    }
+
+    /// The silence that ends the utterance in the current pause, as known at `now`: the
+    /// mode's, or grammar-aware the complete or incomplete window once the recognizer has a
+    /// verdict on the hypothesis at the pause (before the shorter window has elapsed, the
+    /// shorter one: nothing can close earlier). Infinity: not known yet; nil: never.
+    private func window(by now: Double) -> Double? {
+        guard let g = grammarWindows, hypothesis.hasReporter else { return silence }
+        let shortest = min(g.complete, silence ?? g.complete)
+        guard now >= lastSpeechEnd + shortest + Self.announceLag else { return shortest }
+        switch verdict(at: lastSpeechEnd) {
+        case .complete?: return g.complete
+        case .incomplete?: return g.incomplete
+        case .notTracking?: return silence
+        case nil: return .infinity  // look again at the next block
+        }
+    }
+
+    /// The recognizer's verdict on the hypothesis up to `t`. File input waits for it (the
+    /// render thread may run seconds ahead of the decoder), so a file gives the decisions
+    /// of a live run; live input asks again at the next block.
+    private func verdict(at t: Double) -> HypothesisProgress.Verdict? {
+        if let v = hypothesis.verdict(asOf: t) { return v }
+        guard !isLive else { return nil }
+        for _ in 0..<20000 {  // 10 s at most: the decoder is stuck or gone
+            usleep(500)
+            if let v = hypothesis.verdict(asOf: t) { return v }
+        }
+        return .notTracking
     }
 
     private func close(_ io: inout ProcessIO, _ output: AudioBuffer, t: Double, decided: Double) {

@@ -80,6 +80,7 @@ public final class VoiceActivityDetector: AudioNode {
     private var frameScratch: [Float] = []
     private var floor: Float = 0          // running low quantile of the evidence
     private var loudLevel: Float = -100   // the talker's loud level: ~98th percentile of frame levels (dBFS)
+    private var gate = PlaybackGate()
 
     init(_ p: ResolvedParameters) {
         sensitivity = p.number("sensitivity", 0.5)
@@ -102,6 +103,7 @@ public final class VoiceActivityDetector: AudioNode {
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {
         rate = context.inputFormats[0].sampleRate
+        gate = context.playbackGate
         frameLength = Int((frameSeconds * rate).rounded())
         hopLength = Int((Self.hop * rate).rounded())
         guard let f = SpeechFeatures(frameLength: frameLength, rate: rate) else {
@@ -189,6 +191,8 @@ public final class VoiceActivityDetector: AudioNode {
 
     /// Measures the newest frame and updates the decision; returns the speech probability.
     private func analyse(_ io: inout ProcessIO, output: AudioBuffer, now: Double) -> Float {
+        let end = frameEnd(framesDone + 1)
+        if gate.covers(end - frameSeconds, end) { return skipPlayback(&io, output: output, now: now) }
         // Unroll the ring, oldest first.
         let start = filled % frameLength, tail = frameLength - start
         let m = frameScratch.withUnsafeMutableBufferPointer { f in
@@ -296,6 +300,31 @@ public final class VoiceActivityDetector: AudioNode {
             }
         }
         return probability
+    }
+
+    /// A frame that lies in what the graph itself plays (``PlaybackGate``): not measured (the
+    /// noise estimate and levels keep what they learnt of the room), no speech evidence, so
+    /// speech in progress ends after the hangover and none starts.
+    private func skipPlayback(_ io: inout ProcessIO, output: AudioBuffer, now: Double) -> Float {
+        framesDone += 1
+        score *= 0.6
+        if possibleSpeech {
+            possibleSpeech = false
+            addHint(output, StreamMarker(.speechDropped, t: frameEnd(framesDone), decided: now))
+        }
+        if speaking {
+            run += 1
+            if run >= hangoverFrames {
+                speaking = false
+                run = 0
+                let t = frameEnd(lastTailFrame)
+                io.emit(NodeEvent(.speechEnd, t: t, decided: now))
+                output.addMarker(StreamMarker(.speechEnd, t: t, decided: now))
+            }
+        } else {
+            run = 0
+        }
+        return 0
     }
 
     /// Stream time of an onset first heard in frame `n` (its centre, within its first hop).

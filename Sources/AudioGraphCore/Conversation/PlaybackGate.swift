@@ -1,0 +1,71 @@
+import Synchronization
+
+/// What a graph plays, as its listeners see it: so that an assistant never hears itself.
+///
+/// With a real speaker and microphone, the graph's own prompts and earcons come back
+/// through the microphone. A node that plays (``speech-synth``) marks each sound it starts
+/// as an interval of stream time, widened at its end by the playback device's latency (as
+/// the sink reports it) and an echo tail; the listeners (`vad`, `recognizer`) treat input in
+/// those intervals as not there. Stream time is shared by every node of a graph, and the
+/// echo of a sound played at `t` reaches the capture at `t` plus the output latency or
+/// later, so an interval marked when the sound starts always covers its echo.
+///
+/// All fields are atomics: the render thread writes and reads them, the recognizer's
+/// decoding thread reads them; no locks. The last two intervals are kept, enough for a
+/// listener one block behind the player.
+public final class PlaybackGate: Sendable {
+    private let currentFrom = Atomic<UInt64>((-Double.infinity).bitPattern)
+    private let currentUntil = Atomic<UInt64>((-Double.infinity).bitPattern)
+    private let previousFrom = Atomic<UInt64>((-Double.infinity).bitPattern)
+    private let previousUntil = Atomic<UInt64>((-Double.infinity).bitPattern)
+    private let latency = Atomic<UInt64>(0.0.bitPattern)
+
+    public init() {}
+
+    /// The playback device's latency in seconds, as its server reports it (a sink sets it).
+    public var outputLatency: Double {
+        get { Double(bitPattern: latency.load(ordering: .relaxed)) }
+        set { latency.store(max(0, newValue).bitPattern, ordering: .relaxed) }
+    }
+
+    /// A sound plays from `start` to `end` (stream seconds); its echo is expected until
+    /// `end` plus the output latency plus `tail`.
+    public func playing(from start: Double, to end: Double, tail: Double) {
+        let until = end + outputLatency + tail
+        let from = Double(bitPattern: currentFrom.load(ordering: .relaxed))
+        let was = Double(bitPattern: currentUntil.load(ordering: .relaxed))
+        if start <= was && start >= from {
+            currentUntil.store(max(was, until).bitPattern, ordering: .releasing)
+            return
+        }
+        previousFrom.store(from.bitPattern, ordering: .relaxed)
+        previousUntil.store(was.bitPattern, ordering: .relaxed)
+        currentUntil.store(until.bitPattern, ordering: .relaxed)
+        currentFrom.store(start.bitPattern, ordering: .releasing)
+    }
+
+    /// Whether any of `start..<end` (stream seconds) lies in a sound played or its echo.
+    public func covers(_ start: Double, _ end: Double) -> Bool {
+        opens(after: start, end) != nil
+    }
+
+    /// Where the gate over `start..<end` opens again (the end of the interval covering it), or nil.
+    public func opens(after start: Double, _ end: Double) -> Double? {
+        let f1 = Double(bitPattern: currentFrom.load(ordering: .acquiring))
+        let u1 = Double(bitPattern: currentUntil.load(ordering: .acquiring))
+        if start < u1 && end > f1 { return u1 }
+        let f0 = Double(bitPattern: previousFrom.load(ordering: .acquiring))
+        let u0 = Double(bitPattern: previousUntil.load(ordering: .acquiring))
+        if start < u0 && end > f0 { return u0 }
+        return nil
+    }
+
+    /// Forgets every interval (a new run starts from stream time 0).
+    public func reset() {
+        let never = (-Double.infinity).bitPattern
+        currentFrom.store(never, ordering: .relaxed)
+        currentUntil.store(never, ordering: .relaxed)
+        previousFrom.store(never, ordering: .relaxed)
+        previousUntil.store(never, ordering: .relaxed)
+    }
+}

@@ -1,0 +1,90 @@
+import AudioGraphCore
+import Synchronization
+
+/// The recognizer's assistant mode (`wake-word`): waits for the wake word, then listens for
+/// one command with the node's grammar or language model, then waits again.
+///
+///     waiting-for-wake-word ──wake word──► listening ──final result──► waiting-for-wake-word
+///                                              └──no speech in `command-timeout`──┘
+///
+/// While it waits, every sample goes to the ``WakeWordSpotter`` and into the utterance
+/// decoder's pre-roll (not decoded), so the command, the first utterance that begins after
+/// the wake word, is decoded from its lead-in. Phase changes are `assistant` events, and
+/// the wake word a `wake` event, stamped with the stream time they were decided at.
+/// Decoding thread only, except ``requestCancel()``.
+final class CommandListener {
+    enum Phase: Equatable {
+        case waiting
+        /// Listening for a command since the wake word ended at this stream time.
+        case listening(since: Double)
+    }
+
+    let nodeId: String
+    let spotter: WakeWordSpotter
+    /// Seconds after the wake word within which the command must begin.
+    let timeout: Double
+    private(set) var phase = Phase.waiting
+    private let emit: (EngineEvent, Double) -> Void
+    private let cancelRequested = Atomic<Bool>(false)
+
+    init(nodeId: String, spotter: WakeWordSpotter, timeout: Double, emit: @escaping (EngineEvent, Double) -> Void) {
+        self.nodeId = nodeId
+        self.spotter = spotter
+        self.timeout = timeout
+        self.emit = emit
+    }
+
+    var isListening: Bool { phase != .waiting }
+
+    /// Reports the first phase (the run starts waiting for the wake word).
+    func start() {
+        phase = .waiting
+        cancelRequested.store(false, ordering: .relaxed)
+        spotter.restart()
+        emit(.assistant(node: nodeId, state: .waitingForWakeWord, reason: nil, t: 0), 0)
+    }
+
+    /// Drops the command being listened for and waits for the wake word again. Any thread.
+    func requestCancel() { cancelRequested.store(true, ordering: .releasing) }
+
+    /// Takes one block: to the spotter while waiting, to the utterance decoder while listening.
+    func take(_ block: AudioBuffer, _ utterances: UtteranceDecoder) {
+        switch phase {
+        case .waiting:
+            cancelRequested.store(false, ordering: .relaxed)
+            utterances.listening = false
+            utterances.take(block)
+            if spotter.take(block.channel(0), block.frameLength) {
+                let t = utterances.position
+                emit(.wake(node: nodeId, phrase: spotter.phrase, t: t), t)
+                emit(.assistant(node: nodeId, state: .listening, reason: nil, t: t), t)
+                phase = .listening(since: t)
+                utterances.listening = true
+            }
+        case .listening(let since):
+            if cancelRequested.exchange(false, ordering: .acquiring) {
+                utterances.drop()
+                return back(.cancelled, utterances)
+            }
+            utterances.take(block)
+            guard isListening else { return }  // a final result ended the command
+            if !utterances.open && !utterances.tentative && utterances.position - since >= timeout {
+                back(.noSpeech, utterances)
+            }
+        }
+    }
+
+    /// The command's final result was reported: wait for the wake word again.
+    func reported(_ result: RecognitionResult, _ utterances: UtteranceDecoder) {
+        guard isListening else { return }
+        back(result.text.isEmpty ? .notUnderstood : .understood, utterances)
+    }
+
+    private func back(_ reason: AssistantState.Reason, _ utterances: UtteranceDecoder) {
+        phase = .waiting
+        utterances.listening = false  // markers later in the block begin nothing
+        spotter.restart()
+        let t = utterances.position
+        emit(.assistant(node: nodeId, state: .waitingForWakeWord, reason: reason, t: t), t)
+    }
+}

@@ -1,0 +1,91 @@
+import AudioGraphTestSupport
+import Foundation
+import Testing
+
+/// The assistant through a real sound server, in a "room": the private daemon loops the
+/// user (its pipe source) and the playback sink's monitor (the assistant's own voice, a
+/// perfect echo) into one sink whose monitor the graph captures (`Tools/pulse-daemon room`).
+extension PulseIntegrationTests {
+    /// Loads the room into the test daemon; returns what to unload.
+    static func makeRoom() throws -> [String] {
+        func pactl(_ args: [String]) throws -> String {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
+            p.arguments = args
+            let out = Pipe()
+            p.standardOutput = out
+            try p.run()
+            p.waitUntilExit()
+            return String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return [
+            try pactl(["load-module", "module-null-sink", "sink_name=agtest_room", "rate=16000", "channels=1"]),
+            try pactl(["load-module", "module-loopback", "source=agtest_pipe", "sink=agtest_room", "latency_msec=30"]),
+            try pactl(["load-module", "module-loopback", "source=agtest_sink.monitor", "sink=agtest_room", "latency_msec=30"]),
+        ].filter { !$0.isEmpty }
+    }
+
+    static func unload(_ modules: [String]) {
+        for m in modules.reversed() {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
+            p.arguments = ["unload-module", m]
+            try? p.run()
+            p.waitUntilExit()
+        }
+    }
+
+    /// Runs the assistant graph in the room for the user's `script`; its JSON events.
+    static func assistantInTheRoom(_ user: URL, gate: Bool) throws -> [[String: Any]] {
+        let wav = try WAVFixture.read(user)
+        let samples = wav.samples.map { Int16(truncatingIfNeeded: $0) }
+        let seconds = Double(samples.count) / 16000
+        let pipe = try #require(Self.pipe)
+        // The answer begins with the wake word: an assistant that hears itself wakes itself.
+        let r = try CLI.run(["run", "graphs/assistant.json", "--json", "--set", "mic.device=agtest_room.monitor",
+                             "--set", "speaker.device=agtest_sink", "--set", "tts.reply=hello computer, you asked: {text}",
+                             "--set", "tts.gate=\(gate)"],
+                            interruptAfter: [seconds + 4.5], timeout: seconds + 30,
+                            during: { Self.feed(samples, to: pipe, after: 3) })  // after the model has loaded
+        #expect(r.status == 0, "\(r.stderr)")
+        return r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    /// Speech the vad decided had started while the graph played its answers or earcons (or in
+    /// the half second after).
+    static func speechHeardWhileSpeaking(_ es: [[String: Any]]) -> Int {
+        let t = { (e: [String: Any]) in e["t"] as? Double ?? -1 }
+        let starts = es.filter { $0["type"] as? String == "speak-start" }.map(t)
+        let ends = es.filter { $0["type"] as? String == "speak-end" }.map(t)
+        let earcons = es.filter { $0["type"] as? String == "earcon" }.map { (t($0), t($0) + 0.25) }
+        let onsets = es.filter { $0["type"] as? String == "speech-start" }.map { $0["decided"] as? Double ?? -1 }
+        return (Array(zip(starts, ends)) + earcons).reduce(0) { n, span in
+            n + onsets.filter { $0 >= span.0 && $0 <= span.1 + 0.5 }.count
+        }
+    }
+
+    @Test func assistantInARoomNeverHearsItself() throws {
+        guard Self.daemon() else { return }
+        guard let user = Flite.script([("hello computer", 1.5), ("find japanese restaurants nearby", 8),
+                                       ("hello computer", 1.5), ("go forward ten meters", 8)]) else { return }
+        let modules = try Self.makeRoom()
+        defer { Self.unload(modules) }
+        let es = try Self.assistantInTheRoom(user, gate: true)
+        func of(_ type: String) -> [[String: Any]] { es.filter { $0["type"] as? String == type } }
+        let finals = of("final").compactMap { $0["text"] as? String }
+        let story = es.filter { ["wake", "final", "assistant", "speak-start", "overrun", "underrun", "earcon"].contains($0["type"] as? String ?? "") }
+            .map { "\($0["type"]!) \($0["t"] ?? "") \($0["text"] ?? $0["state"] ?? $0["name"] ?? $0["lost"] ?? "")" }
+        #expect(of("wake").count == 2, "woken by the user only: \(story)")
+        #expect(finals.count == 2 && finals.first?.contains("japanese restaurants") == true
+                && finals.last?.contains("forward ten meters") == true, "\(finals)")
+        #expect(of("speak-end").count == 2, "both answers were played")
+        // The same room without the gate: the assistant's answer wakes it.
+        let once = try #require(Flite.script([("hello computer", 1.5), ("find japanese restaurants nearby", 8)]))
+        #expect(Self.speechHeardWhileSpeaking(es) == 0, "the listener heard nothing of the answers and earcons")
+        let open = try Self.assistantInTheRoom(once, gate: false)
+        let openStory = open.filter { ["wake", "final", "speak-start", "speak-end", "speech-start"].contains($0["type"] as? String ?? "") }
+            .map { "\($0["type"]!) \($0["t"] ?? "") \($0["text"] ?? "")" }
+        #expect(Self.speechHeardWhileSpeaking(open) > 0, "without the gate the vad hears what it plays come back: \(openStory)")
+    }
+}

@@ -1,0 +1,112 @@
+import AudioGraphTestSupport
+import Foundation
+import Testing
+
+/// The assistant loop offline: `graphs/assistant.json` with a flite "user" as its input and
+/// its playback written to a WAV file (`--sink`), real decoder, real flite voice.
+@Suite struct AssistantTests {
+    func events(_ r: CLI.Result) -> [[String: Any]] {
+        r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    func of(_ type: String, _ es: [[String: Any]]) -> [[String: Any]] { es.filter { $0["type"] as? String == type } }
+
+    /// The words of a WAV file, as the transcribe graph hears them.
+    func heard(_ wav: URL) throws -> String {
+        let r = try CLI.run(["run", "graphs/transcribe.json", "--source", wav.path, "--json"])
+        return of("final", events(r)).compactMap { $0["text"] as? String }.joined(separator: " ")
+    }
+
+    @Test func wakeWordCommandAnswerTwiceInOneRun() throws {
+        guard let user = Flite.script([("hello computer", 1.2), ("find japanese restaurants nearby", 6),
+                                       ("hello computer", 1.2), ("go forward ten meters", 6)]) else {
+            print("skipped: flite or sox is not installed (Tools/install-deps installs them)")
+            return
+        }
+        let answer = CLI.tempDir().appendingPathComponent("answer.wav")
+        let r = try CLI.run(["run", "graphs/assistant.json", "--source", user.path, "--sink", answer.path, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let es = events(r)
+        // The loop as a UI follows it: each node's phases in order.
+        let phases = of("assistant", es).map { "\($0["node"]!) \($0["state"]!)" + (($0["reason"] as? String).map { " \($0)" } ?? "") }
+        #expect(phases == ["asr waiting-for-wake-word",
+                           "asr listening", "asr waiting-for-wake-word understood", "tts speaking", "tts waiting-for-wake-word",
+                           "asr listening", "asr waiting-for-wake-word understood", "tts speaking", "tts waiting-for-wake-word"],
+                "\(phases)")
+        #expect(of("wake", es).count == 2)
+        let finals = of("final", es).compactMap { $0["text"] as? String }
+        #expect(finals.count == 2 && finals.first?.contains("japanese restaurants") == true
+                && finals.last == "go forward ten meters", "\(finals)")
+        #expect(of("earcon", es).compactMap { $0["name"] as? String } == ["start", "end", "start", "end"])
+        #expect(of("speak-start", es).compactMap { $0["text"] as? String } == finals.map { "okay, " + $0 })
+        // The start earcon plays after the wake word and is over before the command is heard.
+        let t = { (e: [String: Any]) in e["t"] as? Double ?? -1 }
+        let wakes = of("wake", es).map(t), starts = of("earcon", es).filter { $0["name"] as? String == "start" }.map(t)
+        let onsets = of("speech-start", es).map(t)
+        for (w, s) in zip(wakes, starts) {
+            #expect(s >= w && s - w < 0.6, "start earcon \(s - w) s after the wake word")
+            let command = onsets.first { $0 > w } ?? 0
+            #expect(command >= s + 0.19, "the command (\(command) s) begins after the earcon (\(s) s, 0.19 s long)")
+        }
+        // Round trip through real audio: the answers, decoded again, say what was asked for.
+        let said = try heard(answer)
+        #expect(said.contains("japanese restaurants") && said.contains("forward ten meters"), "heard in the answer: \(said)")
+    }
+
+    @Test func noCommandAfterTheWakeWordGoesBackWithTheErrorEarcon() throws {
+        guard let user = Flite.script([("hello computer", 7)]) else { return }
+        let r = try CLI.run(["run", "graphs/assistant.json", "--source", user.path, "--sink",
+                             CLI.tempDir().appendingPathComponent("a.wav").path, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let es = events(r)
+        let back = of("assistant", es).first { $0["reason"] as? String == "no-speech" }
+        let wake = of("wake", es).first?["t"] as? Double ?? -10
+        #expect((back?["t"] as? Double).map { abs($0 - wake - 5) < 0.2 } == true, "back after the 5 s command timeout: \(String(describing: back))")
+        #expect(of("earcon", es).compactMap { $0["name"] as? String } == ["start", "error"])
+        #expect(of("final", es).isEmpty && of("speak-start", es).isEmpty)
+    }
+
+    /// Grammar-aware end of speech: a pause inside a command ("find japanese ... restaurants
+    /// nearby") does not end it; the same pause with the fixed short window does.
+    @Test func aPauseInsideACommandDoesNotEndIt() throws {
+        guard let user = Flite.script([("find japanese", 0.8), ("restaurants nearby", 2)]) else { return }
+        let aware = try CLI.run(["run", "graphs/command.json", "--source", user.path, "--json"])
+        #expect(aware.status == 0, "\(aware.stderr)")
+        #expect(of("final", events(aware)).compactMap { $0["text"] as? String } == ["find japanese restaurants nearby"])
+        let fixed = try CLI.run(["run", "graphs/command.json", "--source", user.path, "--json",
+                                 "--set", "eos.complete=0.5", "--set", "eos.incomplete=0.5"])
+        let cut = of("final", events(fixed)).compactMap { $0["text"] as? String }
+        #expect(cut.first != "find japanese restaurants nearby", "a fixed 0.5 s window cuts at the pause: \(cut)")
+    }
+
+    /// Its own voice comes straight back into what it listens to (the worst echo: mixed in,
+    /// no delay, full level); the gate keeps every reply out of recognition. Without the gate
+    /// the replies are recognised: the test can fail.
+    @Test func itDoesNotHearItselfInAPerfectEcho() throws {
+        let sayings = ["find japanese restaurants nearby", "go forward ten meters", "status of flight l x forty"]
+        guard let user = Flite.script(sayings.map { ($0, 6.0) }) else { return }
+        func run(gate: Bool) throws -> [String] {
+            let g = CLI.tempDir().appendingPathComponent("echo.json")
+            try """
+            {"nodes": [{"id": "user", "type": "file-source", "params": {"path": "\(user.path)"}},
+                       {"id": "tts", "type": "speech-synth", "params": {"reply": "you said {text}", "gate": \(gate)}},
+                       {"id": "room", "type": "mixer", "params": {"channels": 1}},
+                       {"id": "rs", "type": "resampler", "params": {"rate": 16000}},
+                       {"id": "vad", "type": "vad"},
+                       {"id": "eos", "type": "end-of-speech", "params": {"mode": "short", "no-speech-timeout": 0}},
+                       {"id": "asr", "type": "recognizer"}],
+             "connections": [{"from": "user", "to": "room"}, {"from": "tts", "to": "room"}, {"from": "room", "to": "rs"},
+                             {"from": "rs", "to": "vad"}, {"from": "vad", "to": "eos"}, {"from": "eos", "to": "asr"}]}
+            """.write(to: g, atomically: true, encoding: .utf8)
+            let r = try CLI.run(["run", g.path, "--json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(of("speak-end", events(r)).count >= sayings.count, "every reply was played")
+            return of("final", events(r)).compactMap { $0["text"] as? String }
+        }
+        let gated = try run(gate: true)
+        #expect(gated.count == sayings.count && !gated.contains { $0.contains("said") }
+                && gated.last?.hasPrefix("status of flight") == true, "only the user's words are recognised: \(gated)")
+        let open = try run(gate: false)
+        #expect(open.contains { $0.contains("you said") || $0.hasPrefix("you") }, "without the gate the replies are heard: \(open)")
+    }
+}
