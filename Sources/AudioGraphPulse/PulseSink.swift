@@ -63,6 +63,9 @@ public final class PulseSink: AudioNode {
         let r = FrameRing(channels: f.channelCount, capacity: max(Int(f.sampleRate * max(0.5, 4 * latency)), 4 * context.maxFrames))
         ring = r
         prebuffer = Int(latency * f.sampleRate)
+        // What plays now was handed over this long ago (the server's buffer and ours): the
+        // graph's listeners leave out its echo for that much longer.
+        context.playbackGate.outputLatency = 2 * latency
         stream = try PulseStream(connection: connection, capture: false, device: device, rate: Int(f.sampleRate),
                                  channels: f.channelCount, latency: latency, ring: r)
     }

@@ -70,7 +70,7 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     var worker: SpeechWorker?
     var earcons: [Earcon: [Float]] = [:]
     private var format = StreamFormat(sampleRate: 16000, channelCount: 1)
-    private var isLive = false
+    private(set) var isLive = false
     private var gate = PlaybackGate()
     /// Texts by id (read on the delivery thread for the events), and callers awaiting them.
     let texts = Locked<[Int: String]>([:])
@@ -78,7 +78,7 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     let earconIds = Locked<[Int: Earcon]>([:])
     private let waiters = Locked<[Int: CheckedContinuation<Bool, Never>]>([:])
     private let nextId = Atomic<Int>(0)
-    private let played = Atomic<Int>(0)
+    let played = Atomic<Int>(0)
     /// The last text whose `speak-end` the render thread emitted (texts play in id order).
     private let lastEnded = Atomic<Int>(0)
     /// Texts played to their end so far (their `speak-end` delivered, not cancelled).
@@ -88,7 +88,7 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     /// A segment taken from the worker that waits for its start time.
     private var scheduled: SpeechWorker.Segment?
     /// File input: answers start this long after the event they answer (see `observe`).
-    private var responseDelay = 0.0
+    private(set) var responseDelay = 0.0
     private var left = 0
     private var speakingText = false {
         didSet { speakingFlag.store(speakingText, ordering: .relaxed) }
@@ -158,7 +158,7 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     @discardableResult
     public func enqueue(_ text: String) throws(EngineError) -> Int? { try enqueue(text, notBefore: 0) }
 
-    private func enqueue(_ text: String, notBefore: Double) throws(EngineError) -> Int? {
+    func enqueue(_ text: String, notBefore: Double) throws(EngineError) -> Int? {
         let said = FliteVoice.speakable(text)
         guard !said.isEmpty, let worker else { return nil }
         let id = nextId.add(1, ordering: .relaxed).newValue
@@ -296,58 +296,5 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
         texts.withLock { $0.removeAll() }
         earconIds.withLock { $0.removeAll() }
         gate.reset()
-    }
-
-    // MARK: Delivery thread
-
-    public func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
-        let id = Int(raw.values.0)
-        switch raw.kind {
-        case Self.speakStart where raw.values.2 != 0:
-            let e = earconIds.withLock { $0[id] }
-            return .earcon(node: nodeId, name: e?.rawValue ?? "?", t: raw.t)
-        case Self.speakEnd where raw.values.2 != 0:
-            finished(id, played: raw.values.1 == 0)
-            return nil
-        case Self.speakStart:
-            return .speakStart(node: nodeId, id: id, text: texts.withLock { $0[id] } ?? "", t: raw.t)
-        case Self.speakEnd:
-            if raw.values.1 == 0 { played.add(1, ordering: .releasing) }
-            finished(id, played: raw.values.1 == 0)
-            return .speakEnd(node: nodeId, id: id, t: raw.t, cancelled: raw.values.1 != 0)
-        case Self.speaking:
-            return .assistant(node: nodeId, state: .speaking, reason: nil, t: raw.t)
-        case Self.doneSpeaking:
-            return .assistant(node: nodeId, state: .waitingForWakeWord, reason: nil, t: raw.t)
-        default:
-            return raw.standardEvent(nodeId: nodeId)
-        }
-    }
-
-    public var observesEvents: Bool { true }
-
-    /// Answers final results with the `reply` template; plays the earcons of an assistant's
-    /// states; with `barge-in`, stops speaking when speech starts.
-    public func observe(_ event: EngineEvent, at stamp: Double) {
-        // File input: at a fixed delay after the event (live: at once, once synthesised).
-        let at = isLive || !stamp.isFinite ? 0 : stamp + responseDelay
-        switch event {
-        case .assistant(let node, let state, let reason, _) where node != ownId:
-            inAssistant.store(true, ordering: .relaxed)
-            switch (state, reason) {
-            case (.listening, _): play(.start, notBefore: at)
-            case (.waitingForWakeWord, .notUnderstood?), (.waitingForWakeWord, .noSpeech?): play(.error, notBefore: at)
-            case (.waitingForWakeWord, .cancelled?): play(.cancel, notBefore: at)
-            default: break
-            }
-        case .final(let node, let result) where replyTo == nil || replyTo == node:
-            guard !result.text.isEmpty else { return }
-            if inAssistant.load(ordering: .relaxed) { play(.end, notBefore: at) }
-            if let reply { _ = try? enqueue(reply.replacingOccurrences(of: "{text}", with: result.text), notBefore: at) }
-        case .speechStart where bargeIn:
-            if speakingNow { cancelSpeech() }
-        default:
-            break
-        }
     }
 }

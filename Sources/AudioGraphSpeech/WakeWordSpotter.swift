@@ -54,11 +54,16 @@ final class WakeWordSpotter {
         var k = 0
         while k < n {
             let m = min(n - k, Self.step - sinceLook)
+            var silent = true
             for i in 0..<m {
                 let v = PCM.int16(x[k + i])
-                scratch[i] = v == 0 ? UtteranceDecoder.faintNoise(next + Int64(i)) : v
+                silent = silent && v == 0
+                scratch[i] = v
             }
-            decoder.process(scratch, count: m)
+            // Exact zeros (what the graph itself played, left out by the gate; a file's
+            // padding) carry nothing to spot and would drag the search's cepstral mean
+            // towards silence: seconds of them made the next wake word go unheard.
+            if !silent { decoder.process(scratch, count: m) }
             k += m
             next += Int64(m)
             fed += m

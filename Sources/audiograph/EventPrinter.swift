@@ -3,8 +3,8 @@ import AudioGraphCore
 import Foundation
 
 /// Prints engine events: JSON lines on stdout with `--json`, otherwise readable lines
-/// (errors and warnings on stderr as one `audiograph:` line each). Called on the
-/// engine's delivery thread.
+/// (errors and warnings on stderr as one `audiograph:` line each), above the ``LiveDisplay``
+/// when stdout is a terminal. Called on the engine's delivery thread.
 final class EventPrinter: Sendable {
     let json: Bool
     let stderrIsTTY = isatty(STDERR_FILENO) == 1
@@ -16,7 +16,15 @@ final class EventPrinter: Sendable {
     /// the stream's figures once it runs, so the terminal shows one line per device.
     private let devices = Locked<(opened: [String: String], shown: Set<String>)>(([:], []))
 
-    init(json: Bool) { self.json = json }
+    /// The live area at the bottom of the terminal (partials, status, level), or nil.
+    let display: LiveDisplay?
+    let style: TerminalStyle
+
+    init(json: Bool, display: LiveDisplay? = nil) {
+        self.json = json
+        self.display = json ? nil : display
+        style = TerminalStyle(isTTY: !json && isatty(STDOUT_FILENO) == 1)
+    }
 
     /// One line summing up lost audio (nil when nothing was lost).
     var lossSummary: String? {
@@ -72,12 +80,12 @@ final class EventPrinter: Sendable {
             out(String(format: "%8.3f s  %@  speech ends", t, node))
         case .utteranceEnd(let node, let u, let t, _):
             out(String(format: "%8.3f s  %@  utterance %d ends", t, node, u))
-        case .partial(_, let u, let text):
-            if stdoutIsTTY {
-                FileHandle.standardOutput.write(Data("\r\u{1B}[K  [\(u)] \(text)".utf8))
-            }
+        case .partial(_, _, let text):
+            display?.setPartial(text)
         case .final(_, let r):
-            out(String(format: "%8.3f s  [%d] %@  (confidence %.2f)", r.start, r.utterance, r.text, r.confidence))
+            display?.setPartial(nil)
+            out(String(format: "%8.3f s  [%d] ", r.start, r.utterance) + style.paint(r.text, "1")
+                + String(format: "  (confidence %.2f)", r.confidence))
         case .speakStart(let node, _, let text, let t):
             out(String(format: "%8.3f s  %@  says: %@", t, node, text))
         case .speakEnd(let node, _, let t, let cancelled):
@@ -85,6 +93,7 @@ final class EventPrinter: Sendable {
         case .wake(let node, let phrase, let t):
             out(String(format: "%8.3f s  %@  heard \"%@\"", t, node, phrase))
         case .assistant(_, let state, let reason, let t):
+            display?.setState(state.rawValue)
             out(String(format: "%8.3f s  -- %@", t, state.rawValue + (reason.map { " (\($0.rawValue))" } ?? "")))
         case .earcon:
             break
@@ -109,11 +118,13 @@ final class EventPrinter: Sendable {
     }
 
     private func out(_ line: String) {
-        let prefix = (stderrIsTTY || stdoutIsTTY) && !json ? "\r\u{1B}[K" : ""
-        FileHandle.standardOutput.write(Data((prefix + line + "\n").utf8))
+        if let display { return display.printAbove(line) }
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
     private func err(_ line: String) {
-        FileHandle.standardError.write(Data(((stderrIsTTY ? "\r\u{1B}[K" : "") + line + "\n").utf8))
+        // On the same terminal as the live area: above it, not through it.
+        if let display, stderrIsTTY { return display.printAbove(line, error: true) }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }

@@ -17,6 +17,9 @@ enum RunCommand: Command {
         given; both give identical output and events. Ctrl-C, SIGTERM or SIGHUP stops (the
         audio already read drains through the graph, the utterance in flight gets its final
         result, files are finalised; exit 0); a second one cancels.
+        On a terminal the bottom lines show, redrawn in place, the state, the time (or the
+        progress through a file), the input level and the partial result; finals and events
+        scroll above them. Colour only on a terminal and never with NO_COLOR set.
 
         OPTIONS:
           --source FILE           Replace the graph's live input with a file source reading FILE.
@@ -61,7 +64,10 @@ enum RunCommand: Command {
 
         let signals = SignalHandler()
         let graph = try GraphLoading.load(path, sources: sources, sinks: sinks, sets: sets)
-        let printer = EventPrinter(json: json)
+        // The live area (partial, status, level) only on a terminal, never with --json.
+        let display = !json && isatty(STDOUT_FILENO) == 1
+            ? LiveDisplay(style: TerminalStyle(isTTY: true)) : nil
+        let printer = EventPrinter(json: json, display: display)
         let session: RecognitionSession
         do {
             session = try RecognitionSession(validated: graph, options: options)
@@ -71,16 +77,28 @@ enum RunCommand: Command {
         }
         let engine = session.engine
         session.onEvent { printer.print($0) }
-        let progress = ProgressBar(enabled: !json && isatty(STDERR_FILENO) == 1, duration: engine.duration)
+        if let display {
+            // The input's level for the meter: a tap on the graph's (first live) source.
+            let sources = graph.nodes.filter { $0.descriptor.role == .source }
+            if let input = sources.first(where: { $0.descriptor.isLive }) ?? sources.first {
+                _ = try? engine.installTap(onNode: input.id, bufferSize: Int(engine.format(ofNode: input.id)?.sampleRate ?? 16000) / 10) { buffer in
+                    var sum: Float = 0
+                    let x = buffer.samples(0)
+                    for v in x { sum += v * v }
+                    let rms = x.isEmpty ? 0 : (sum / Float(x.count)).squareRoot()
+                    display.setLevel(rms > 0 ? Double(20 * log10(rms)) : -120)
+                }
+            }
+        }
         let started = Date()
         try session.start()
         signals.attach(stop: { try? session.stop() }, cancel: { try? session.cancel() })
         var reason: EndReason?
         while reason == nil {
-            progress.update(position: engine.position)
+            display?.setTime(position: engine.position, duration: engine.duration)
             reason = engine.waitUntilEnded(timeout: 0.1)
         }
-        progress.clear()
+        display?.finish()
         signals.cancel()
         if let losses = printer.lossSummary { FileHandle.standardError.write(Data((losses + "\n").utf8)) }
         if !json {

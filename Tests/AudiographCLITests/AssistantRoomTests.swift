@@ -37,7 +37,7 @@ extension PulseIntegrationTests {
     }
 
     /// Runs the assistant graph in the room for the user's `script`; its JSON events.
-    static func assistantInTheRoom(_ user: URL, gate: Bool) throws -> [[String: Any]] {
+    static func assistantInTheRoom(_ user: URL, gate: Bool, recording: URL? = nil) throws -> [[String: Any]] {
         let wav = try WAVFixture.read(user)
         let samples = wav.samples.map { Int16(truncatingIfNeeded: $0) }
         let seconds = Double(samples.count) / 16000
@@ -47,7 +47,12 @@ extension PulseIntegrationTests {
                              "--set", "speaker.device=agtest_sink", "--set", "tts.reply=hello computer, you asked: {text}",
                              "--set", "tts.gate=\(gate)"],
                             interruptAfter: [seconds + 4.5], timeout: seconds + 30,
-                            during: { Self.feed(samples, to: pipe, after: 3) })  // after the model has loaded
+                            during: {
+                                // What the speaker plays, recorded from the sink's monitor meanwhile.
+                                let recorder = recording.flatMap { try? Self.record(to: $0, seconds: seconds + 3) }
+                                Self.feed(samples, to: pipe, after: 3)  // after the model has loaded
+                                recorder?.waitUntilExit()
+                            })
         #expect(r.status == 0, "\(r.stderr)")
         return r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }
@@ -65,13 +70,31 @@ extension PulseIntegrationTests {
         }
     }
 
+    /// Starts `audiograph run` recording the playback sink's monitor to `wav`, stopped after `seconds`.
+    static func record(to wav: URL, seconds: Double) throws -> Process {
+        let g = try graph("""
+            {"nodes": [{"id": "spk", "type": "pulse-source", "params": {"device": "agtest_sink.monitor"}},
+                       {"id": "out", "type": "wav-sink", "params": {"path": "\(wav.path)"}}],
+             "connections": [{"from": "spk", "to": "out"}]}
+            """)
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["run", g.path]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds + 2) { p.interrupt() }
+        return p
+    }
+
     @Test func assistantInARoomNeverHearsItself() throws {
         guard Self.daemon() else { return }
         guard let user = Flite.script([("hello computer", 1.5), ("find japanese restaurants nearby", 8),
                                        ("hello computer", 1.5), ("go forward ten meters", 8)]) else { return }
         let modules = try Self.makeRoom()
         defer { Self.unload(modules) }
-        let es = try Self.assistantInTheRoom(user, gate: true)
+        let spoken = CLI.tempDir().appendingPathComponent("speaker.wav")
+        let es = try Self.assistantInTheRoom(user, gate: true, recording: spoken)
         func of(_ type: String) -> [[String: Any]] { es.filter { $0["type"] as? String == type } }
         let finals = of("final").compactMap { $0["text"] as? String }
         let story = es.filter { ["wake", "final", "assistant", "speak-start", "overrun", "underrun", "earcon"].contains($0["type"] as? String ?? "") }
@@ -83,6 +106,11 @@ extension PulseIntegrationTests {
         // The same room without the gate: the assistant's answer wakes it.
         let once = try #require(Flite.script([("hello computer", 1.5), ("find japanese restaurants nearby", 8)]))
         #expect(Self.speechHeardWhileSpeaking(es) == 0, "the listener heard nothing of the answers and earcons")
+        // Round trip through real audio: the answers, recorded from the sink's monitor and
+        // decoded again, say what was asked for.
+        let heard = try CLI.run(["run", "graphs/transcribe.json", "--source", spoken.path, "--json"])
+        let words = heard.stdoutLines.filter { $0.contains(#""type":"final""#) }.joined()
+        #expect(words.contains("japanese restaurants") && words.contains("forward ten meters"), "the speaker said: \(words)")
         let open = try Self.assistantInTheRoom(once, gate: false)
         let openStory = open.filter { ["wake", "final", "speak-start", "speak-end", "speech-start"].contains($0["type"] as? String ?? "") }
             .map { "\($0["type"]!) \($0["t"] ?? "") \($0["text"] ?? "")" }

@@ -110,3 +110,55 @@ import Testing
         #expect(open.contains { $0.contains("you said") || $0.hasPrefix("you") }, "without the gate the replies are heard: \(open)")
     }
 }
+
+/// Bad assistant input: one clear line, the documented exit status.
+@Suite struct AssistantErrorTests {
+    @Test func badEarconWakeWordAndSink() throws {
+        guard let user = Flite.speech("hello computer") else { return }
+        let sink = CLI.tempDir().appendingPathComponent("a.wav").path
+        // An earcon file that is not there names the node and parameter.
+        let missing = try CLI.run(["run", "graphs/assistant.json", "--source", user.path, "--sink", sink,
+                                   "--set", "tts.earcon-start=nowhere/ding.wav"])
+        #expect(missing.status == 1 && missing.stderr.contains("node \"tts\"") && missing.stderr.contains("earcon-start")
+                && missing.stderr.contains("nowhere/ding.wav"), "\(missing.stderr)")
+        // A wake word the dictionary cannot spell.
+        let oov = try CLI.run(["run", "graphs/assistant.json", "--source", user.path, "--sink", sink,
+                               "--set", "asr.wake-word=hello zzyzxq"])
+        #expect(oov.status == 2 && oov.stderr.contains("zzyzxq") && oov.stderr.contains("wake-word"), "\(oov.stderr)")
+        // A wake word with a keyphrase search.
+        let both = try CLI.run(["validate", "graphs/wakeword.json", "--set", "asr.wake-word=hello computer"])
+        #expect(both.status == 2 && both.stderr.contains("parameter \"wake-word\""), "\(both.stderr)")
+        // --sink on a graph without playback.
+        let noPlayback = try CLI.run(["run", "graphs/dictation.json", "--source", user.path, "--sink", sink])
+        #expect(noPlayback.status == 2 && noPlayback.stderr.contains("--sink: the graph has no playback node"), "\(noPlayback.stderr)")
+        #expect(![missing, oov, both, noPlayback].contains { $0.stderr.contains("Fatal error") || $0.stderr.split(separator: "\n").count > 1 })
+    }
+}
+
+/// The seed app (`Sources/audiograph-assistant`), offline: a restaurant finder built on the
+/// library answers a spoken search with what it found, aloud.
+@Suite struct SeedAssistantTests {
+    @Test func theRestaurantFinderAnswersAloud() throws {
+        guard let user = Flite.script([("hello computer", 1.2), ("find japanese restaurants nearby", 7)]) else { return }
+        let app = CLI.binary.deletingLastPathComponent().appendingPathComponent("audiograph-assistant")
+        guard FileManager.default.isExecutableFile(atPath: app.path) else {
+            print("skipped: audiograph-assistant is not built (swift build builds it)")
+            return
+        }
+        let answers = CLI.tempDir().appendingPathComponent("answers.wav")
+        let p = Process()
+        p.executableURL = app
+        p.arguments = ["--source", user.path, "--sink", answers.path]
+        p.currentDirectoryURL = CLI.packageRoot
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(text)")
+        #expect(text.contains("says:  I found 3 japanese restaurants nearby"), "\(text)")
+        let heard = try CLI.run(["run", "graphs/transcribe.json", "--source", answers.path, "--json"])
+        let words = heard.stdoutLines.filter { $0.contains(#""type":"final""#) }.joined()
+        #expect(words.contains("japanese"), "the answer, decoded again: \(words)")
+    }
+}

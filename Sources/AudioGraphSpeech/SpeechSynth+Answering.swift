@@ -1,0 +1,56 @@
+import AudioGraphCore
+
+/// What a `speech-synth` does on the delivery thread: turns its raw events into public ones,
+/// and answers what the graph heard (replies, an assistant's earcons, barge-in).
+extension SpeechSynth {
+    public func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
+        let id = Int(raw.values.0)
+        switch raw.kind {
+        case Self.speakStart where raw.values.2 != 0:
+            let e = earconIds.withLock { $0[id] }
+            return .earcon(node: nodeId, name: e?.rawValue ?? "?", t: raw.t)
+        case Self.speakEnd where raw.values.2 != 0:
+            finished(id, played: raw.values.1 == 0)
+            return nil
+        case Self.speakStart:
+            return .speakStart(node: nodeId, id: id, text: texts.withLock { $0[id] } ?? "", t: raw.t)
+        case Self.speakEnd:
+            if raw.values.1 == 0 { played.add(1, ordering: .releasing) }
+            finished(id, played: raw.values.1 == 0)
+            return .speakEnd(node: nodeId, id: id, t: raw.t, cancelled: raw.values.1 != 0)
+        case Self.speaking:
+            return .assistant(node: nodeId, state: .speaking, reason: nil, t: raw.t)
+        case Self.doneSpeaking:
+            return .assistant(node: nodeId, state: .waitingForWakeWord, reason: nil, t: raw.t)
+        default:
+            return raw.standardEvent(nodeId: nodeId)
+        }
+    }
+
+    public var observesEvents: Bool { true }
+
+    /// Answers final results with the `reply` template; plays the earcons of an assistant's
+    /// states; with `barge-in`, stops speaking when speech starts.
+    public func observe(_ event: EngineEvent, at stamp: Double) {
+        // File input: at a fixed delay after the event (live: at once, once synthesised).
+        let at = isLive || !stamp.isFinite ? 0 : stamp + responseDelay
+        switch event {
+        case .assistant(let node, let state, let reason, _) where node != ownId:
+            inAssistant.store(true, ordering: .relaxed)
+            switch (state, reason) {
+            case (.listening, _): play(.start, notBefore: at)
+            case (.waitingForWakeWord, .notUnderstood?), (.waitingForWakeWord, .noSpeech?): play(.error, notBefore: at)
+            case (.waitingForWakeWord, .cancelled?): play(.cancel, notBefore: at)
+            default: break
+            }
+        case .final(let node, let result) where replyTo == nil || replyTo == node:
+            guard !result.text.isEmpty else { return }
+            if inAssistant.load(ordering: .relaxed) { play(.end, notBefore: at) }
+            if let reply { _ = try? enqueue(reply.replacingOccurrences(of: "{text}", with: result.text), notBefore: at) }
+        case .speechStart where bargeIn:
+            if speakingNow { cancelSpeech() }
+        default:
+            break
+        }
+    }
+}
