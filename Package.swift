@@ -19,6 +19,7 @@ let package = Package(
         // MARK: C libraries
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         /// flite has no pkg-config file in Debian: the module map links its libraries.
         .systemLibrary(name: "CFlite", providers: [.apt(["flite1-dev"])]),
         .systemLibrary(
@@ -31,7 +32,7 @@ let package = Package(
         .target(name: "CAllocCounter"),
 
         // MARK: Engine
-        .target(name: "AudioGraphCore"),
+        .target(name: "AudioGraphCore", dependencies: ["CSndFile"]),
         .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CFFTW", "CDSPKernels"]),
         .target(name: "AudioGraphPulse", dependencies: ["AudioGraphCore", "CPulse"]),
         .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "AudioGraphDSP", "CPocketSphinx", "CFlite"]),

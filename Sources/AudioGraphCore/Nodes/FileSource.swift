@@ -1,15 +1,20 @@
-/// `file-source`: plays a WAV file into the graph.
+import Foundation
+
+/// `file-source`: plays a sound file into the graph.
 ///
-/// Reads RIFF and RF64 WAV: PCM 8/16/24/32-bit, float 32/64, mu-law and A-law,
-/// WAVE_FORMAT_EXTENSIBLE, 1-8 channels, 8-384 kHz. A data chunk that claims more than the
-/// file holds is played as far as it goes, with one warning.
+/// WAV files (`.wav`, `.wave`, `.rf64`) are read by audiograph's own reader, through a memory
+/// map: RIFF and RF64, PCM 8/16/24/32-bit, float 32/64, mu-law and A-law,
+/// WAVE_FORMAT_EXTENSIBLE, 1-8 channels, 8-384 kHz, strict about damaged headers (a data chunk
+/// that claims more than the file holds is played as far as it goes, with one warning).
+/// Every other file goes to libsndfile (FLAC, Ogg Vorbis and Opus, MP3, AIFF, CAF, …),
+/// decoded on a thread of the node's own (``SoundFileDecoder``).
 public final class FileSource: AudioNode {
     public static let descriptor = NodeDescriptor(
         type: "file-source",
-        summary: "Plays a WAV file (PCM 8/16/24/32-bit, float 32/64, mu/A-law; 1-8 channels; 8-384 kHz).",
+        summary: "Plays a sound file: WAV (PCM 8-32-bit, float, mu/A-law), FLAC, Ogg Vorbis/Opus, MP3, AIFF, CAF (libsndfile); 1-8 channels; 8-384 kHz.",
         role: .source,
         parameters: [
-            ParameterSpec("path", .path, required: true, help: "WAV file to play"),
+            ParameterSpec("path", .path, required: true, help: "sound file to play (WAV; FLAC, Ogg, MP3, AIFF, ... through libsndfile)"),
             ParameterSpec("start", .number(0...1e9), default: 0, unit: "s", help: "position to start playing from"),
             ParameterSpec("loop", .integer(1...1_000_000), default: 1, help: "times to play the file"),
         ],
@@ -20,11 +25,16 @@ public final class FileSource: AudioNode {
     static let warningHeader = 1.0
     /// Warning code: float samples that are not numbers, played as silence.
     static let warningNonFinite = 2.0
+    /// Warning code: the decoder stopped on an error before the end of the file.
+    static let warningDecoding = 3.0
 
     let path: String
     let startSeconds: Double
     let loops: Int
     private var reader: WAVFileReader?
+    /// Every file that is not WAV: decoded on a thread of the node's own.
+    private var decoder: SoundFileDecoder?
+    private var decoderEnded = false
     private var position = 0
     private var loopsDone = 0
     private var startFrame = 0
@@ -38,7 +48,25 @@ public final class FileSource: AudioNode {
         loops = p.integer("loop", 1)
     }
 
+    /// Whether `path` is read by the WAV reader (by its extension) rather than libsndfile.
+    static func isWAV(_ path: String) -> Bool {
+        ["wav", "wave", "rf64"].contains((path as NSString).pathExtension.lowercased())
+    }
+
     public func open() throws(EngineError) {
+        guard reader == nil && decoder == nil else { return }
+        if !Self.isWAV(path) {
+            do {
+                let f = try SndFile(path: path)
+                decoder = SoundFileDecoder(file: f)
+                startFrame = f.frames > 0 ? min(Int(startSeconds * f.format.sampleRate), f.frames) : 0
+                return
+            } catch {
+                var e = error
+                e.parameter = "path"
+                throw e
+            }
+        }
         let r: WAVFileReader
         do {
             r = try WAVFileReader(path: path)
@@ -54,14 +82,24 @@ public final class FileSource: AudioNode {
     }
 
     public func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] {
-        [reader?.header.format ?? StreamFormat(sampleRate: 16000, channelCount: 1)]
+        [reader?.header.format ?? decoder?.file.format ?? StreamFormat(sampleRate: 16000, channelCount: 1)]
     }
 
     public var durationFrames: Int64? {
-        reader.map { Int64(($0.header.frameCount - startFrame) * loops) }
+        if let d = decoder { return d.file.frames > 0 ? Int64((d.file.frames - startFrame) * loops) : nil }
+        return reader.map { Int64(($0.header.frameCount - startFrame) * loops) }
+    }
+
+    public func prepare(_ context: PrepareContext) throws(EngineError) {
+        decoder?.start(from: startFrame, loops: loops)
+    }
+
+    public func finish(_ reason: EndReason) throws(EngineError) {
+        decoder?.stop()
     }
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
+        if let decoder { return play(decoder, &io) }
         guard let reader else { return .endOfStream }
         let out = io.outputs[0]
         if !warned {
@@ -91,15 +129,42 @@ public final class FileSource: AudioNode {
         return filled < io.requestedFrames ? .endOfStream : .ok
     }
 
+    /// Plays from the decoder's ring; waits for the decoding thread rather than cut the
+    /// audio (file input: the graph's pace is the decoder's when it is the slower).
+    private func play(_ decoder: SoundFileDecoder, _ io: inout ProcessIO) -> FlowStatus {
+        let out = io.outputs[0]
+        var filled = 0
+        while filled < io.requestedFrames {
+            let got = decoder.ring.read(into: out, at: filled, frames: io.requestedFrames - filled)
+            filled += got
+            if got > 0 { continue }
+            if decoder.finished.load(ordering: .acquiring) && decoder.ring.available == 0 { break }
+            if io.isStopping { break }
+            usleep(200)
+        }
+        out.frameLength = filled
+        guard filled < io.requestedFrames, !io.isStopping || decoder.finished.load(ordering: .acquiring) else { return .ok }
+        if !decoderEnded {
+            decoderEnded = true
+            if decoder.error != nil { io.emit(NodeEvent(.warning, t: Double(out.sampleTime + Int64(filled)) / out.format.sampleRate, values: (Self.warningDecoding, 0, 0, 0))) }
+        }
+        return .endOfStream
+    }
+
     public func reset() {
         position = startFrame
         loopsDone = 0
         warned = false
+        decoderEnded = false
+        decoder?.start(from: startFrame, loops: loops)
     }
 
     public func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
         if raw.kind == .warning && raw.values.0 == Self.warningNonFinite {
             return .warning(node: nodeId, message: NonFiniteSamples.warning(count: Int(raw.values.1), firstTime: raw.values.2, what: path))
+        }
+        if raw.kind == .warning && raw.values.0 == Self.warningDecoding {
+            return .warning(node: nodeId, message: "\(path): decoding stopped at \(String(format: "%.2f", raw.t)) s: \(decoder?.error ?? "error")")
         }
         if raw.kind == .warning, let r = reader {
             return .warning(node: nodeId, message: "\(path): \(r.header.warnings.joined(separator: "; "))")

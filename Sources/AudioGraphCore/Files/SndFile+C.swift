@@ -1,0 +1,58 @@
+import CSndFile
+import Foundation
+
+/// The one place that calls libsndfile: opening a sound file of any format it reads
+/// (WAV/RF64, FLAC, Ogg Vorbis and Opus, MP3, AIFF, CAF, …), reading float frames, seeking.
+/// Not thread-safe: one thread at a time.
+final class SndFile {
+    private let handle: OpaquePointer
+    let format: StreamFormat
+    /// Frames the file holds (libsndfile's count; an estimate for MP3).
+    let frames: Int
+    /// The container and encoding, as libsndfile names them ("FLAC (Free Lossless Audio Codec)").
+    let formatName: String
+
+    init(path: String) throws(EngineError) {
+        var info = SF_INFO()
+        guard let h = sf_open(path, Int32(SFM_READ), &info) else {
+            let reason = String(cString: sf_strerror(nil)).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw EngineError(.audioFile, "\(path): cannot read it as sound: \(reason)",
+                              suggestion: "audiograph reads WAV, and FLAC, Ogg Vorbis/Opus, MP3, AIFF, CAF and more through libsndfile")
+        }
+        guard info.channels >= 1 && info.channels <= 8 else {
+            sf_close(h)
+            throw EngineError(.audioFile, "\(path): unsupported channel count \(info.channels) (1-8)")
+        }
+        guard info.samplerate >= 8000 && info.samplerate <= 384_000 else {
+            sf_close(h)
+            throw EngineError(.audioFile, "\(path): unsupported sample rate \(info.samplerate) Hz (8000-384000)")
+        }
+        handle = h
+        format = StreamFormat(sampleRate: Double(info.samplerate), channelCount: Int(info.channels))
+        frames = Int(max(0, info.frames))
+        var major = SF_FORMAT_INFO()
+        major.format = info.format & Int32(SF_FORMAT_TYPEMASK)
+        if sf_command(h, Int32(SFC_GET_FORMAT_INFO), &major, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0, let name = major.name {
+            formatName = String(cString: name)
+        } else {
+            formatName = "sound file"
+        }
+        // Integer data is scaled to [-1, 1) as the WAV reader does (x / 32768 for 16 bits).
+        _ = sf_command(h, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
+    }
+
+    deinit { sf_close(handle) }
+
+    /// Reads up to `count` interleaved frames; fewer at the end (or on a decoding error).
+    func read(into p: UnsafeMutablePointer<Float>, count: Int) -> Int {
+        Int(sf_readf_float(handle, p, sf_count_t(count)))
+    }
+
+    /// Moves to frame `frame`; false when the file cannot seek there.
+    func seek(to frame: Int) -> Bool { sf_seek(handle, sf_count_t(frame), SEEK_SET) >= 0 }
+
+    /// The decoding error after a short read, if there was one.
+    var error: String? {
+        sf_error(handle) == 0 ? nil : String(cString: sf_strerror(handle))
+    }
+}
