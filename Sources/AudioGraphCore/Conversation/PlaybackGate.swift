@@ -3,7 +3,7 @@ import Synchronization
 /// What a graph plays, as its listeners see it: so that an assistant never hears itself.
 ///
 /// With a real speaker and microphone, the graph's own prompts and earcons come back
-/// through the microphone. A node that plays (``speech-synth``) marks each sound it starts
+/// through the microphone. A node that plays (`speech-synth`) marks each sound it starts
 /// as an interval of stream time, widened at its end by the playback device's latency (as
 /// the sink reports it) and an echo tail; the listeners (`vad`, `recognizer`) treat input in
 /// those intervals as not there. Stream time is shared by every node of a graph, and the

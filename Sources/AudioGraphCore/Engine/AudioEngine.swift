@@ -155,7 +155,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// in the bus format or, with `format`, another channel count (the rate must be the
     /// bus's: put a resampler node in the graph to tap another rate). Works before and
     /// during a run (after `prepare`). Throws when the bus does not exist, the format cannot
-    /// be delivered, or the bus already has ``TapPoint/slotCount`` taps.
+    /// be delivered, or the bus already has its most taps (4).
     @discardableResult
     public func installTap(onNode node: String, bus: Int = 0, bufferSize: Int, format: StreamFormat? = nil,
                            block: @escaping @Sendable (AudioBuffer) -> Void) throws(GraphError) -> Tap {

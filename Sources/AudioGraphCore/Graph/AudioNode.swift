@@ -75,7 +75,7 @@ public protocol AudioNode: AnyObject {
     /// Total frames a source will produce, when known (for progress displays).
     var durationFrames: Int64? { get }
 
-    /// Whether ``observe(_:)`` should see the run's events (a speech-synth answering finals).
+    /// Whether ``observe(_:at:)`` should see the run's events (a speech-synth answering finals).
     var observesEvents: Bool { get }
 
     /// Called on the delivery thread with each event the engine delivers, in stream order,

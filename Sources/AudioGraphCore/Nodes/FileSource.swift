@@ -7,7 +7,7 @@ import Foundation
 /// WAVE_FORMAT_EXTENSIBLE, 1-8 channels, 8-384 kHz, strict about damaged headers (a data chunk
 /// that claims more than the file holds is played as far as it goes, with one warning).
 /// Every other file goes to libsndfile (FLAC, Ogg Vorbis and Opus, MP3, AIFF, CAF, …),
-/// decoded on a thread of the node's own (``SoundFileDecoder``).
+/// decoded on a thread of the node's own (`SoundFileDecoder`).
 public final class FileSource: AudioNode {
     public static let descriptor = NodeDescriptor(
         type: "file-source",
