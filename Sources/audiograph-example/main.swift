@@ -22,7 +22,7 @@ graph.connect("eos", to: "asr")
 
 do {
     let session = try RecognitionSession(graph: graph, options: .init(realtime: true))
-    try session.engine.installTap(onNode: "vad", bufferSize: 1600) { buffer in
+    try session.installTap(onNode: "vad", bufferSize: 1600) { buffer in
         // Called on the engine's delivery thread, 0.1 s at a time.
         let peak = buffer.samples(0).reduce(Float(0)) { max($0, abs($1)) }
         if peak > 0.5 { print(String(format: "  (loud: %.2f at %.1f s)", peak, buffer.time)) }

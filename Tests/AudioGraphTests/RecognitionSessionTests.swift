@@ -47,6 +47,22 @@ import Testing
         return all
     }
 
+    /// Taps, formats and state through the session itself (embedders never need its engine).
+    @Test func tapsFormatsAndStateThroughTheSession() async throws {
+        guard let wav = Flite.speech("go forward ten meters") else { return }
+        let s = try RecognitionSession(graph: graph(wav))
+        #expect(s.state == .idle)
+        #expect(s.format(ofNode: "src") == StreamFormat(sampleRate: 16000, channelCount: 1))
+        let frames = Locked(0)
+        try s.installTap(onNode: "vad", bufferSize: 1000) { b in frames.withLock { $0 += b.frameLength } }
+        try s.start()
+        let reason = await s.ended()
+        #expect(reason == .endOfInput)
+        #expect(s.state == .ended(reason))
+        let expected = Int(((s.duration ?? 0) * 16000).rounded())
+        #expect(frames.withLock { $0 } == expected && expected > 0, "the tap saw every frame: \(frames.withLock { $0 }) of \(expected)")
+    }
+
     @Test func deliversPartialsThenAFinalThenTheEnd() async throws {
         guard let wav = Flite.speech("go forward ten meters") else { return }
         let s = try RecognitionSession(graph: graph(wav))

@@ -27,8 +27,9 @@ import Foundation
 /// ``SessionError``. Events arrive in stream order on the engine's delivery thread, both
 /// through `events` and through the optional `onEvent` closure.
 public final class RecognitionSession: Sendable {
-    /// The engine the session drives (for taps and formats).
-    public let engine: AudioEngine
+    /// The engine the session drives. Within this package (the CLI, tests) only: embedders
+    /// go through the session (taps, formats, position), which keeps its state machine whole.
+    package let engine: AudioEngine
     private let machine = Locked(SessionStateMachine())
     private let advisor = InputAdvisor()
     private let stream: AsyncStream<EngineEvent>
@@ -138,7 +139,41 @@ public final class RecognitionSession: Sendable {
     public func ended() async -> EndReason { await engine.ended() }
 
     /// Current state.
-    public var state: SessionStateMachine.State { machine.withLock { $0.state } }
+    public var state: State {
+        switch machine.withLock({ $0.state }) {
+        case .idle: .idle
+        case .listening: .listening
+        case .stopping: .stopping
+        case .cancelling: .cancelling
+        case .ended(let r): .ended(EndReason(rawValue: r) ?? .error)
+        }
+    }
+
+    /// Where a session is in its life.
+    public enum State: Sendable, Equatable {
+        case idle, listening, stopping, cancelling
+        case ended(EndReason)
+    }
+
+    /// Taps `node`'s output `bus`: `block` gets its audio on the delivery thread in blocks of
+    /// `bufferSize` frames, every frame in order (see ``AudioEngine/installTap(onNode:bus:bufferSize:format:block:)``).
+    @discardableResult
+    public func installTap(onNode node: String, bus: Int = 0, bufferSize: Int, format: StreamFormat? = nil,
+                           block: @escaping @Sendable (AudioBuffer) -> Void) throws(GraphError) -> Tap {
+        try engine.installTap(onNode: node, bus: bus, bufferSize: bufferSize, format: format, block: block)
+    }
+
+    /// Removes a tap; its last blocks are delivered first.
+    public func removeTap(_ tap: Tap) { engine.removeTap(tap) }
+
+    /// The format of a node's output bus, as negotiated.
+    public func format(ofNode id: String, bus: Int = 0) -> StreamFormat? { engine.format(ofNode: id, bus: bus) }
+
+    /// Seconds of audio the session has taken in so far.
+    public var position: Double { engine.position }
+
+    /// Seconds the input lasts, when it is a file.
+    public var duration: Double? { engine.duration }
 
     private func deliver(_ e: EngineEvent) {
         advisor.observe(e)

@@ -6,34 +6,34 @@
 ///     idle --start--> listening --stop--> stopping --ended--> ended
 ///                        |  \----ended(end-of-speech / no-speech / end-of-input / error)--> ended
 ///                        \--cancel--> cancelling --ended--> ended
-public struct SessionStateMachine: Sendable, Equatable {
-    public enum State: Sendable, Equatable {
+package struct SessionStateMachine: Sendable, Equatable {
+    package enum State: Sendable, Equatable {
         case idle, listening, stopping, cancelling
         case ended(EndReasonValue)
     }
 
     /// `EndReason` as an equatable value for state comparisons.
-    public typealias EndReasonValue = String
+    package typealias EndReasonValue = String
 
     /// What the session does after a transition.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         case startEngine
         case stopEngine
         case cancelEngine
         case none
     }
 
-    public private(set) var state: State = .idle
+    package private(set) var state: State = .idle
 
-    public init() {}
+    package init() {}
 
-    public mutating func start() throws(SessionError) -> Action {
+    package mutating func start() throws(SessionError) -> Action {
         guard state == .idle else { throw SessionError(.alreadyStarted, "start: the session was already started") }
         state = .listening
         return .startEngine
     }
 
-    public mutating func stop() throws(SessionError) -> Action {
+    package mutating func stop() throws(SessionError) -> Action {
         switch state {
         case .idle: throw SessionError(.notStarted, "stop: the session has not started")
         case .listening:
@@ -44,7 +44,7 @@ public struct SessionStateMachine: Sendable, Equatable {
         }
     }
 
-    public mutating func cancel() throws(SessionError) -> Action {
+    package mutating func cancel() throws(SessionError) -> Action {
         switch state {
         case .idle: throw SessionError(.notStarted, "cancel: the session has not started")
         case .listening, .stopping:
@@ -56,7 +56,7 @@ public struct SessionStateMachine: Sendable, Equatable {
     }
 
     /// The engine reported its end.
-    public mutating func ended(_ reason: String) {
+    package mutating func ended(_ reason: String) {
         state = .ended(reason)
     }
 }
