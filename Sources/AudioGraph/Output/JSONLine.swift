@@ -5,6 +5,7 @@ import Foundation
 public struct JSONLine {
     private var parts: [String] = []
 
+    /// An empty object.
     public init() {}
 
     /// Adds a string field.

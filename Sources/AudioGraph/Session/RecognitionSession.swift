@@ -151,7 +151,15 @@ public final class RecognitionSession: Sendable {
 
     /// Where a session is in its life.
     public enum State: Sendable, Equatable {
-        case idle, listening, stopping, cancelling
+        /// Made, not started.
+        case idle
+        /// Started: audio flows, results come.
+        case listening
+        /// `stop()` was called: the audio ends, the utterance in flight is finished.
+        case stopping
+        /// `cancel()` was called: what is pending is discarded.
+        case cancelling
+        /// Over, for this reason.
         case ended(EndReason)
     }
 

@@ -63,9 +63,20 @@ package struct SessionStateMachine: Sendable, Equatable {
 
 /// Misuse of a session (start twice, stop before start, cancel after the end).
 public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable { case alreadyStarted, notStarted, alreadyEnded }
+    /// What was misused.
+    public enum Code: String, Sendable {
+        /// `start()` on a session that has started.
+        case alreadyStarted
+        /// `stop()` or `cancel()` before `start()`.
+        case notStarted
+        /// `stop()` after the session ended.
+        case alreadyEnded
+    }
+    /// What was misused.
     public var code: Code
+    /// One line saying what happened, naming the call.
     public var message: String
+    /// An error of kind `code`, described by `message`.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

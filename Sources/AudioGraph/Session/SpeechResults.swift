@@ -7,15 +7,20 @@ import Foundation
 public struct SpeechResult: Sendable, Equatable {
     /// The recognizer node it comes from.
     public var node: String
+    /// The utterance it belongs to (1, 2, ... in the session).
     public var utterance: Int
+    /// The words recognised, separated by spaces.
     public var text: String
+    /// Whether this is the utterance's final result (never revised); false for a volatile one.
     public var isFinal: Bool
     /// The stream time the result covers, in seconds: the utterance's onset to its end (a
     /// final) or to the last speech event known when the volatile result came.
     public var range: ClosedRange<Double>
     /// Word times and confidences, alternatives and confidence (finals; empty for volatile).
     public var words: [RecognitionResult.Word]
+    /// The n-best alternatives, best first (final results).
     public var alternatives: [RecognitionResult.Alternative]
+    /// Confidence in the whole text, 0...1 (final results).
     public var confidence: Double
 }
 

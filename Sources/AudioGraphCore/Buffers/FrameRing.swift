@@ -4,6 +4,7 @@ import Synchronization
 /// PulseAudio thread writes what the server delivered, the render thread reads it
 /// deinterleaved into a block (or the other way round for playback). Allocated once.
 public final class FrameRing: @unchecked Sendable {
+    /// Interleaved channels per frame.
     public let channels: Int
     /// Capacity in frames.
     public let capacity: Int
@@ -11,6 +12,7 @@ public final class FrameRing: @unchecked Sendable {
     private let head = Atomic<Int>(0)  // frames read (consumer)
     private let tail = Atomic<Int>(0)  // frames written (producer)
 
+    /// A ring holding up to `capacity` frames of `channels` channels. Not real-time: allocates.
     public init(channels: Int, capacity: Int) {
         self.channels = max(1, channels)
         self.capacity = max(1, capacity)

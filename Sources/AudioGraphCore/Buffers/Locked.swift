@@ -10,6 +10,7 @@ public final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
+    /// Guards `value`.
     public init(_ value: Value) { self.value = value }
 
     /// Runs `body` with exclusive access to the value.

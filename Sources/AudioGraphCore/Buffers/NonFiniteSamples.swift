@@ -29,12 +29,14 @@ public enum NonFiniteSamples {
 /// Float to integer PCM, saturating, with non-finite values as silence (converting NaN or
 /// infinity to an integer traps).
 public enum PCM {
+    /// A float sample as 16-bit PCM: scaled by 32768, rounded, clipped; non-finite values become 0.
     @inline(__always)
     public static func int16(_ x: Float) -> Int16 {
         let v = (x * 32768).rounded()
         return v.isNaN ? 0 : Int16(max(-32768, min(32767, v)))
     }
 
+    /// A float sample as 24-bit PCM in an Int32: scaled by 2^23, rounded, clipped; non-finite values become 0.
     @inline(__always)
     public static func int24(_ x: Float) -> Int32 {
         let v = (Double(x) * 8_388_608).rounded()

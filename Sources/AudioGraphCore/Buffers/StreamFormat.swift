@@ -11,6 +11,7 @@ public struct StreamFormat: Hashable, Sendable, CustomStringConvertible {
     /// Largest channel count the engine carries on one bus.
     public static let maxChannels = 32
 
+    /// A format of `channelCount` channels at `sampleRate` Hz.
     public init(sampleRate: Double, channelCount: Int) {
         self.sampleRate = sampleRate
         self.channelCount = channelCount

@@ -7,6 +7,7 @@
 /// markers to the outputs of processors that do not produce their own, so any chain of
 /// gains, resamplers and meters carries them along.
 public struct StreamMarker: Sendable, BitwiseCopyable, Equatable {
+    /// The boundaries markers carry.
     public enum Kind: UInt8, Sendable, BitwiseCopyable {
         /// Speech began at `t`.
         case speechStart
@@ -23,6 +24,7 @@ public struct StreamMarker: Sendable, BitwiseCopyable, Equatable {
         case speechDropped
     }
 
+    /// Which boundary.
     public var kind: Kind
     /// Stream time the marker refers to, in seconds.
     public var t: Double
@@ -34,6 +36,7 @@ public struct StreamMarker: Sendable, BitwiseCopyable, Equatable {
     /// (an onset it leads into is normally confirmed by then).
     public var resolvesBy: Double
 
+    /// A boundary at stream time `t`, decided at `decided`, for `utterance` (end-of-speech), resolved by `resolvesBy` (possible speech).
     public init(_ kind: Kind, t: Double, decided: Double, utterance: Int32 = 0, resolvesBy: Double = 0) {
         self.kind = kind
         self.t = t

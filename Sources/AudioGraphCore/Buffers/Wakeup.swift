@@ -12,6 +12,7 @@ public final class Wakeup: @unchecked Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
     private let sleeping = Atomic<Bool>(false)
 
+    /// A wake-up nobody waits on yet.
     public init() {}
 
     /// Wakes the consumer if it sleeps. Any thread; no allocation, no lock.

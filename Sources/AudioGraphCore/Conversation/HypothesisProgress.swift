@@ -23,6 +23,7 @@ public final class HypothesisProgress: Sendable {
     private let verdict = Atomic<UInt8>(Verdict.notTracking.rawValue)
     private let present = Atomic<Bool>(false)
 
+    /// No reports yet: nothing decoded, not tracking.
     public init() {}
 
     /// Whether a recognizer with a grammar search reports here (set when it is prepared).

@@ -20,6 +20,7 @@ public final class PlaybackGate: Sendable {
     private let previousUntil = Atomic<UInt64>((-Double.infinity).bitPattern)
     private let latency = Atomic<UInt64>(0.0.bitPattern)
 
+    /// A gate with nothing played yet.
     public init() {}
 
     /// The playback device's latency in seconds, as its server reports it (a sink sets it).

@@ -32,8 +32,10 @@ public final class AudioEngine: @unchecked Sendable {
         /// Called on the render thread just before the first block and just after the
         /// last, around nothing but rendering (benchmarks count allocations between them).
         public var renderWillStart: (@Sendable () -> Void)?
+        /// Called on the render thread after its last block (tests and benchmarks).
         public var renderDidEnd: (@Sendable () -> Void)?
 
+        /// Options with `blockFrames` per source block, paced to real time when `realtime`.
         public init(blockFrames: Int = 1024, realtime: Bool = false) {
             self.blockFrames = blockFrames
             self.realtime = realtime
@@ -42,6 +44,7 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// The validated graph this engine runs.
     public let graph: ValidatedGraph
+    /// The options the engine was made with.
     public let options: Options
 
     // Module-internal rather than private: the delivery loop (AudioEngine+Delivery.swift)

@@ -14,6 +14,7 @@ public final class BlockQueue: @unchecked Sendable {
     private let filled: SPSCQueue<Int32>
     private var nextBlock = 0  // render thread only
     private var freed: SPSCQueue<Int32>
+    /// What a full ring does: wait (file input) or drop and count (live input).
     public let policy: BackpressurePolicy
     /// Blocks dropped because the delivery thread fell behind.
     public let lostBlocks = Atomic<Int>(0)

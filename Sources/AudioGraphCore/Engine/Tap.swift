@@ -10,6 +10,7 @@ import Synchronization
 public final class Tap: @unchecked Sendable {
     /// The tapped node and bus.
     public let node: String
+    /// The output bus tapped.
     public let bus: Int
     /// Frames per delivered buffer.
     public let bufferSize: Int

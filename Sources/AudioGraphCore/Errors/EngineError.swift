@@ -3,11 +3,27 @@
 public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Where the failure comes from; stable for tests and for `--json` consumers.
     public enum Code: String, Sendable {
-        case audioFile, io, device, server, recognizer, model, internalLimit, tap
+        /// An input file that cannot be read as audio.
+        case audioFile
+        /// Reading or writing a file failed (a disk full, a permission).
+        case io
+        /// A sound device is missing, busy or gone.
+        case device
+        /// The sound server cannot be reached or went away.
+        case server
+        /// The recognizer failed while decoding.
+        case recognizer
+        /// A model, dictionary, grammar or voice cannot be loaded.
+        case model
+        /// A bounded resource of the engine is exhausted (a queue, a plan, a limit).
+        case internalLimit
+        /// A tap cannot be installed as asked.
+        case tap
         /// The engine was asked for something its state does not allow (a reset while running).
         case state
     }
 
+    /// Where the failure comes from.
     public var code: Code
     /// The graph file being run, when there is one.
     public var graph: String?
@@ -22,6 +38,7 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What the user can do about it.
     public var suggestion: String?
 
+    /// An error of kind `code`: `message` says what happened; the rest say where, when known.
     public init(
         _ code: Code, _ message: String, file: String? = nil, node: String? = nil,
         parameter: String? = nil, suggestion: String? = nil

@@ -7,17 +7,49 @@
 public struct GraphError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of problem it is; stable for tests and for `--json` consumers.
     public enum Code: String, Sendable {
-        case syntax, unknownKey, missingKey, wrongType
-        case unknownNodeType, unknownParameter, badParameterValue, missingParameter
-        case duplicateNodeId, unknownNode, busOutOfRange, busAlreadyConnected
-        case cycle, unconnectedInput, formatMismatch, noSource, badOverride
+        /// The file is not valid JSON.
+        case syntax
+        /// A key the graph format does not have.
+        case unknownKey
+        /// A key the graph format requires is missing.
+        case missingKey
+        /// A value of the wrong JSON type.
+        case wrongType
+        /// A node type no registry knows.
+        case unknownNodeType
+        /// A parameter the node type does not have.
+        case unknownParameter
+        /// A parameter value of the wrong kind or out of range.
+        case badParameterValue
+        /// A required parameter is missing.
+        case missingParameter
+        /// Two nodes share an id.
+        case duplicateNodeId
+        /// A connection or override names a node that does not exist.
+        case unknownNode
+        /// A connection names a bus the node does not have.
+        case busOutOfRange
+        /// An input bus is connected twice.
+        case busAlreadyConnected
+        /// The connections form a cycle.
+        case cycle
+        /// A node's input is not connected.
+        case unconnectedInput
+        /// Connected nodes disagree on format and conversion is off (or impossible).
+        case formatMismatch
+        /// The graph has no source.
+        case noSource
+        /// A command-line override (`--set`, `--source`, `--sink`) cannot apply.
+        case badOverride
     }
 
+    /// What kind of problem it is.
     public var code: Code
     /// The graph file, when the graph came from one.
     public var file: String?
     /// Line and column in the file (1-based), when the parser knows them.
     public var line: Int?
+    /// Column in the file (1-based), with `line`.
     public var column: Int?
     /// Node id the problem belongs to.
     public var node: String?
@@ -28,6 +60,7 @@ public struct GraphError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What to try instead, when there is something useful to say.
     public var suggestion: String?
 
+    /// An error of kind `code`: `message` says what is wrong; the rest say where, when known.
     public init(
         _ code: Code, _ message: String, file: String? = nil, line: Int? = nil, column: Int? = nil,
         node: String? = nil, parameter: String? = nil, suggestion: String? = nil

@@ -46,8 +46,11 @@ public enum EngineEvent: Sendable, Equatable {
 /// Where an assistant graph is in its loop: waiting for the wake word, listening for one
 /// command, speaking the answer (SpeechKit's recognizer and vocalizer states, as one).
 public enum AssistantState: String, Sendable {
+    /// Listening for the wake word only.
     case waitingForWakeWord = "waiting-for-wake-word"
+    /// Listening for one command, after the wake word.
     case listening
+    /// Speaking an answer.
     case speaking
 
     /// Why the listener went back to waiting for the wake word.
@@ -65,7 +68,16 @@ public enum AssistantState: String, Sendable {
 
 /// Where an engine is in its life.
 public enum EngineState: String, Sendable {
-    case idle, listening, paused, stopping, ended
+    /// Prepared, not started.
+    case idle
+    /// Running: audio flows.
+    case listening
+    /// Paused: the render thread holds.
+    case paused
+    /// Stopping: sources have ended, the graph drains.
+    case stopping
+    /// The run is over.
+    case ended
 }
 
 /// Why a run ended (CONTRACT.md).

@@ -11,7 +11,9 @@ public struct NodeEvent: Sendable, BitwiseCopyable {
 
         /// `values.0` RMS dBFS, `values.1` peak dBFS.
         public static let level = Kind(rawValue: 1)
+        /// Speech began (`t` the onset, `decided` when known).
         public static let speechStart = Kind(rawValue: 2)
+        /// Speech ended (`t` the offset, `decided` when known).
         public static let speechEnd = Kind(rawValue: 3)
         /// `values.0` utterance number.
         public static let utteranceEnd = Kind(rawValue: 4)
@@ -23,6 +25,7 @@ public struct NodeEvent: Sendable, BitwiseCopyable {
         public static let underrun = Kind(rawValue: 7)
     }
 
+    /// Kind of event (the meaning of `values`).
     public var kind: Kind
     /// Index of the emitting node in the render plan (set by the engine).
     public var node: Int32 = 0
@@ -33,6 +36,7 @@ public struct NodeEvent: Sendable, BitwiseCopyable {
     /// Kind-specific values.
     public var values: (Double, Double, Double, Double)
 
+    /// An event of `kind` about stream time `t`, decided at `decided` (default `t`).
     public init(_ kind: Kind, t: Double, decided: Double? = nil,
                 values: (Double, Double, Double, Double) = (0, 0, 0, 0)) {
         self.kind = kind

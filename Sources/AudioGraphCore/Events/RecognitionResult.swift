@@ -2,12 +2,15 @@
 public struct RecognitionResult: Sendable, Equatable {
     /// One timed word of the best hypothesis.
     public struct Word: Sendable, Equatable {
+        /// The word, without pronunciation variant.
         public var word: String
-        /// Stream times in seconds.
+        /// Where the word starts, stream time in seconds.
         public var start: Double
+        /// Where the word ends, stream time in seconds.
         public var end: Double
         /// Posterior probability of the word, 0...1.
         public var confidence: Double
+        /// A word between `start` and `end` with its confidence.
         public init(word: String, start: Double, end: Double, confidence: Double) {
             self.word = word
             self.start = start
@@ -18,9 +21,11 @@ public struct RecognitionResult: Sendable, Equatable {
 
     /// Another reading of the utterance from the decoder's n-best list.
     public struct Alternative: Sendable, Equatable {
+        /// The words of this reading.
         public var text: String
         /// The decoder's path score (log domain; higher is better).
         public var score: Int
+        /// A reading with its path score.
         public init(text: String, score: Int) {
             self.text = text
             self.score = score
@@ -31,14 +36,18 @@ public struct RecognitionResult: Sendable, Equatable {
     public var utterance: Int
     /// Best hypothesis without fillers, noise tokens or pronunciation variants.
     public var text: String
-    /// Stream times of the utterance in seconds.
+    /// Where the utterance starts, stream time in seconds.
     public var start: Double
+    /// Where the utterance ends, stream time in seconds.
     public var end: Double
     /// Posterior probability of the best hypothesis, 0...1.
     public var confidence: Double
+    /// The n-best readings, the best (`text`) first.
     public var alternatives: [Alternative]
+    /// The best hypothesis's words with their times and confidences.
     public var words: [Word]
 
+    /// A result with every field given.
     public init(utterance: Int, text: String, start: Double, end: Double, confidence: Double,
                 alternatives: [Alternative], words: [Word]) {
         self.utterance = utterance

@@ -133,6 +133,7 @@ public struct PrepareContext: Sendable {
     /// Shared by every node of the graph: a recognizer's grammar progress, for end of speech.
     public var hypothesis: HypothesisProgress
 
+    /// A context with every field given (the engine makes these; tests and harnesses may too).
     public init(inputFormats: [StreamFormat], outputFormats: [StreamFormat], maxFrames: Int, isLive: Bool,
                 upstreamMarkers: Set<StreamMarker.Kind> = [], eventsReady: Wakeup = Wakeup(),
                 playbackGate: PlaybackGate = PlaybackGate(), hypothesis: HypothesisProgress = HypothesisProgress()) {

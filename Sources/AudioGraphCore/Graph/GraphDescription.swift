@@ -14,9 +14,12 @@ public struct GraphDescription: Sendable {
     public var name: String
     /// The file it was read from, for error messages.
     public var file: String?
+    /// The nodes, in declaration order.
     public var nodes: [NodeSpec]
+    /// The connections, in declaration order.
     public var connections: [Connection]
 
+    /// A graph named `name`, empty unless nodes and connections are given.
     public init(name: String, file: String? = nil, nodes: [NodeSpec] = [], connections: [Connection] = []) {
         self.name = name
         self.file = file
@@ -41,14 +44,18 @@ public struct GraphDescription: Sendable {
 
 /// One node as declared.
 public struct NodeSpec: Sendable {
+    /// Unique id within the graph.
     public var id: String
+    /// Node type, as registered (`"vad"`, `"recognizer"`, ...).
     public var type: String
+    /// Parameter values as given (defaults are applied by validation).
     public var params: [String: ParameterValue]
     /// Where the node object starts in its file.
     public var location: SourceLocation?
     /// Where each parameter's value stands in the file.
     public var paramLocations: [String: SourceLocation]
 
+    /// A node `id` of `type` with `params`.
     public init(id: String, type: String, params: [String: ParameterValue] = [:],
                 location: SourceLocation? = nil, paramLocations: [String: SourceLocation] = [:]) {
         self.id = id
@@ -61,10 +68,12 @@ public struct NodeSpec: Sendable {
 
 /// A bus of a node: `"id"` or `"id:N"`.
 public struct BusRef: Sendable, Hashable, CustomStringConvertible {
+    /// The node's id.
     public var node: String
     /// Bus number; nil when the file left it out.
     public var bus: Int?
 
+    /// Bus `bus` of node `node` (unspecified when nil).
     public init(node: String, bus: Int? = nil) {
         self.node = node
         self.bus = bus
@@ -85,12 +94,16 @@ public struct BusRef: Sendable, Hashable, CustomStringConvertible {
 
 /// An edge from an output bus to an input bus.
 public struct Connection: Sendable {
+    /// The output bus.
     public var from: BusRef
+    /// The input bus.
     public var to: BusRef
     /// Whether the engine may convert rate and channels when the two ends disagree.
     public var convert: Bool
+    /// Where the connection stands in its file.
     public var location: SourceLocation?
 
+    /// An edge from `from` to `to`.
     public init(from: BusRef, to: BusRef, convert: Bool = true, location: SourceLocation? = nil) {
         self.from = from
         self.to = to
@@ -101,8 +114,11 @@ public struct Connection: Sendable {
 
 /// A line and column (1-based) in a graph file.
 public struct SourceLocation: Sendable, Hashable {
+    /// Line, from 1.
     public var line: Int
+    /// Column, from 1.
     public var column: Int
+    /// The place at `line`, `column`.
     public init(line: Int, column: Int) {
         self.line = line
         self.column = column

@@ -192,7 +192,9 @@ public enum GraphValidator {
 
 /// Every problem found in one graph (a file may have several; all are reported at once).
 public struct GraphErrors: Error, Sendable, CustomStringConvertible {
+    /// The problems, in the order found (by place in the file).
     public var errors: [GraphError]
+    /// Wraps `errors`.
     public init(_ errors: [GraphError]) { self.errors = errors }
     public var description: String { errors.map(\.description).joined(separator: "\n") }
 }

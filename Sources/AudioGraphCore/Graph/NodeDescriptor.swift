@@ -37,8 +37,11 @@ public struct NodeDescriptor: Sendable {
     public var type: String
     /// One line saying what the node does.
     public var summary: String
+    /// Source, processor or sink.
     public var role: Role
+    /// The parameters it accepts, each with its kind, default and help.
     public var parameters: [ParameterSpec]
+    /// How many input buses it has.
     public var inputs: Inputs
     /// Number of output buses.
     public var outputs: Int
@@ -49,8 +52,11 @@ public struct NodeDescriptor: Sendable {
     /// Marker kinds this node puts on its outputs itself. Nodes that produce none have
     /// their input markers copied to their outputs by the engine.
     public var markers: [StreamMarker.Kind]
+    /// Makes a node from checked parameters (may refuse cross-parameter combinations).
     public var make: Factory
 
+    /// A node type; `inputs` and `outputs` default by role (a source has no inputs, a sink
+    /// no outputs, otherwise one of each).
     public init(
         type: String, summary: String, role: Role, parameters: [ParameterSpec] = [],
         inputs: Inputs? = nil, outputs: Int? = nil, isLive: Bool = false,

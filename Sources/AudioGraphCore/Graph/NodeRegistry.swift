@@ -13,6 +13,7 @@ public struct NodeRegistry: Sendable {
     /// error. `NodeRegistry.core` converts channels only; `.builtin` adds rates.
     public var converter: ConverterFactory? = NodeRegistry.channelConverter
 
+    /// A registry of `descriptors` (later ones replace earlier ones of the same type).
     public init(_ descriptors: [NodeDescriptor] = []) {
         for d in descriptors { register(d) }
     }
@@ -44,8 +45,11 @@ public struct NodeRegistry: Sendable {
 
 /// One node the engine inserts to convert a connection's format.
 public struct ConversionStep: Sendable {
+    /// The node type inserted.
     public var descriptor: NodeDescriptor
+    /// Its parameters.
     public var params: [String: ParameterValue]
+    /// A node of `descriptor` with `params`.
     public init(descriptor: NodeDescriptor, params: [String: ParameterValue]) {
         self.descriptor = descriptor
         self.params = params

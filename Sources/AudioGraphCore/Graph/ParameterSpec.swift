@@ -21,7 +21,9 @@ public struct ParameterSpec: Sendable {
         case sound([String])
     }
 
+    /// The parameter's name in graph files (kebab-case).
     public var name: String
+    /// The values it takes.
     public var kind: Kind
     /// Value used when the graph gives none; nil for required or optional-without-default.
     public var defaultValue: ParameterValue?
@@ -32,6 +34,7 @@ public struct ParameterSpec: Sendable {
     /// One line saying what the parameter does.
     public var help: String
 
+    /// A parameter `name` of `kind`, with its default, whether required, unit and help line.
     public init(
         _ name: String, _ kind: Kind, default defaultValue: ParameterValue? = nil,
         required: Bool = false, unit: String? = nil, help: String
@@ -123,6 +126,8 @@ public struct ParameterSpec: Sendable {
 
 /// Why a parameter value was refused: what was expected and what was given.
 public struct ValueProblem: Error, Sendable {
+    /// Expected what, got what.
     public var message: String
+    /// A problem described by `message`.
     public init(_ message: String) { self.message = message }
 }

@@ -1,7 +1,10 @@
 /// A parameter value as written in a graph file or with `--set`.
 public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
+    /// A number (JSON numbers; whole numbers for integer parameters).
     case number(Double)
+    /// Text: a string, a choice, a path.
     case string(String)
+    /// true or false.
     case bool(Bool)
 
     /// The value as it would be written in JSON.

@@ -8,6 +8,7 @@ public struct ResolvedParameters: Sendable {
     public let file: String?
     private let values: [String: ParameterValue]
 
+    /// The checked `values` of node `nodeId` (from `file`), defaults applied.
     public init(nodeId: String, file: String? = nil, values: [String: ParameterValue]) {
         self.nodeId = nodeId
         self.file = file

@@ -4,23 +4,33 @@
 public struct ValidatedGraph: Sendable {
     /// One node with its descriptor and checked parameters.
     public struct Node: Sendable {
+        /// The node's id.
         public var id: String
+        /// Its type.
         public var descriptor: NodeDescriptor
+        /// Its parameters, checked and defaulted.
         public var parameters: ResolvedParameters
     }
 
     /// A connection with both bus numbers resolved.
     public struct Edge: Sendable, Hashable {
+        /// Index of the upstream node in `nodes`.
         public var from: Int
+        /// Its output bus.
         public var fromBus: Int
+        /// Index of the downstream node in `nodes`.
         public var to: Int
+        /// Its input bus.
         public var toBus: Int
+        /// Whether a format conversion may be inserted.
         public var convert: Bool
     }
 
+    /// The graph as declared.
     public var description: GraphDescription
     /// Nodes in declaration order.
     public var nodes: [Node]
+    /// The connections, resolved.
     public var edges: [Edge]
     /// Node indices, each after all of its upstream nodes.
     public var order: [Int]

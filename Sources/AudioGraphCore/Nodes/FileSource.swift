@@ -9,6 +9,7 @@ import Foundation
 /// Every other file goes to libsndfile (FLAC, Ogg Vorbis and Opus, MP3, AIFF, CAF, …),
 /// decoded on a thread of the node's own (`SoundFileDecoder`).
 public final class FileSource: AudioNode {
+    /// The `file-source` node type: its parameters, buses and factory.
     public static let descriptor = NodeDescriptor(
         type: "file-source",
         summary: "Plays a sound file: WAV (PCM 8-32-bit, float, mu/A-law), FLAC, Ogg Vorbis/Opus, MP3, AIFF, CAF (libsndfile); 1-8 channels; 8-384 kHz.",

@@ -2,6 +2,7 @@ import Foundation
 
 /// `gain`: multiplies every sample by a gain given in decibels.
 public final class Gain: AudioNode {
+    /// The `gain` node type: its parameters, buses and factory.
     public static let descriptor = NodeDescriptor(
         type: "gain", summary: "Changes the level by a fixed gain in dB.",
         role: .processor,
@@ -12,6 +13,7 @@ public final class Gain: AudioNode {
     /// Linear factor applied to every sample.
     public let factor: Float
 
+    /// A gain of `db` decibels.
     public init(db: Double) {
         factor = db <= -120 ? 0 : Float(pow10(db / 20))
     }

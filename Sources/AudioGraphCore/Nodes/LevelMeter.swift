@@ -3,6 +3,7 @@ import Foundation
 /// `level-meter`: passes audio through and emits `level` events (RMS and peak in dBFS,
 /// the loudest channel) once per interval of stream time.
 public final class LevelMeter: AudioNode {
+    /// The `level-meter` node type: its parameters, buses and factory.
     public static let descriptor = NodeDescriptor(
         type: "level-meter",
         summary: "Passes audio through; emits RMS/peak dBFS level events every interval.",
@@ -19,6 +20,7 @@ public final class LevelMeter: AudioNode {
     private var rate = 48000.0
     private var framesSeen: Int64 = 0
 
+    /// A meter reporting every `interval` seconds.
     public init(interval: Double) { self.interval = interval }
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {

@@ -10,6 +10,7 @@
 /// deliver different block sizes (through a resampler, say) still line up sample for
 /// sample; an input that has ended counts as silence.
 public final class Mixer: AudioNode {
+    /// The `mixer` node type: its parameters, buses and factory.
     public static let descriptor = NodeDescriptor(
         type: "mixer",
         summary: "Sums its inputs (connect to \"id\" for the next free bus) and up/down-mixes channels.",
@@ -25,6 +26,7 @@ public final class Mixer: AudioNode {
     private var fifos: [AudioBuffer] = []
     private var outChannels = 1
 
+    /// A mixer to `channels` channels (nil: the widest input's).
     public init(channels: Int?, nodeId: String = "mixer") {
         requestedChannels = channels
         self.nodeId = nodeId

@@ -1,5 +1,6 @@
 /// `null-sink`: consumes its input and discards it (GStreamer's fakesink).
 public final class NullSink: AudioNode {
+    /// The `null-sink` node type: its parameters, buses and factory.
     public static let descriptor = NodeDescriptor(
         type: "null-sink", summary: "Discards its input (for benchmarks and graphs that only emit events).",
         role: .sink, make: { _ throws(GraphError) in NullSink() })

@@ -3,6 +3,7 @@ import Foundation
 /// `test-signal`: a sine, white or pink noise, or silence, for tests and calibration.
 /// Noise is generated from a fixed seed, so every run is identical.
 public final class TestSignalSource: AudioNode {
+    /// The `test-signal` node type: its parameters, buses and factory.
     public static let descriptor = NodeDescriptor(
         type: "test-signal",
         summary: "Generates a sine, white or pink noise, or silence (deterministic).",

@@ -8,6 +8,7 @@ import Synchronization
 /// input waits for the writer when the queue is full (nothing lost); live input drops
 /// and counts.
 public final class WAVSink: AudioNode {
+    /// The `wav-sink` node type: its parameters, buses and factory.
     public static let descriptor = NodeDescriptor(
         type: "wav-sink",
         summary: "Writes its input to a WAV file (16/24-bit PCM or 32-bit float); the header is always valid.",
