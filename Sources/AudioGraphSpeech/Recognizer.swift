@@ -65,33 +65,33 @@ public final class Recognizer: AudioNode {
     enum FinalPass: String { case utterance, live }
     /// Assistant mode: the wake word, its detection threshold, the command timeout.
     let wake: (phrase: String, threshold: Double, timeout: Double)?
-    private var listener: CommandListener?
+    var listener: CommandListener?
     /// The command grammar's automaton (grammar-aware end of speech), and where to report.
-    private var automaton: GrammarAutomaton?
-    private var progress = HypothesisProgress()
+    var automaton: GrammarAutomaton?
+    var progress = HypothesisProgress()
     private var gate = PlaybackGate()
     private var decoder: PocketSphinxDecoder?
     private var queue: BlockQueue?
-    private var eventsReady = Wakeup()
+    var eventsReady = Wakeup()
     private var thread: Thread?
-    private let done = Atomic<Bool>(false)
-    private let cancelled = Atomic<Bool>(false)
+    let done = Atomic<Bool>(false)
+    let cancelled = Atomic<Bool>(false)
     private let exited = Atomic<Bool>(true)
     /// Set when the node's input has ended while the run goes on (other sources): the
     /// decoding thread then ends the utterance in flight and reports through the end of the
     /// stream, so the events of nodes still running are not held back for it.
-    private let inputEnded = Atomic<Bool>(false)
+    let inputEnded = Atomic<Bool>(false)
     /// Results for the delivery thread, and how far the decoding thread has got through the
     /// stream (the engine holds later render-thread events until it gets there).
-    private let results = Locked(StreamEvents([], through: -.infinity))
+    let results = Locked(StreamEvents([], through: -.infinity))
     /// Decision times of the onsets queued for the decoding thread, and the end of the audio
     /// queued: between utterances nothing is reported before the next onset, so the engine
     /// need not hold the vad's events back for audio the decoder has yet to work through.
-    private let onsets = SPSCQueue<Double>(capacity: 1024)
-    private let onsetsLost = Atomic<Bool>(false)
-    private let enqueuedEnd = Atomic<UInt64>(0)
-    private var nodeId = "recognizer"
-    private var segmentation = Segmentation.whole
+    let onsets = SPSCQueue<Double>(capacity: 1024)
+    let onsetsLost = Atomic<Bool>(false)
+    let enqueuedEnd = Atomic<UInt64>(0)
+    var nodeId = "recognizer"
+    var segmentation = Segmentation.whole
     /// Warnings from loading the model, reported once with the first run's events.
     private var loadWarnings: [String] = []
 
@@ -285,97 +285,5 @@ public final class Recognizer: AudioNode {
         t.name = "audiograph.recognizer"
         thread = t
         t.start()
-    }
-
-    /// Between utterances, having decoded up to `processed`: the stream time before which
-    /// nothing will be reported, the next onset queued (partial results start there) or, with
-    /// none, the end of the audio queued. Decoding thread; `pending` is its look at `onsets`.
-    private func noEventsBefore(after processed: Double, pending: inout Double?) -> Double {
-        guard !onsetsLost.load(ordering: .relaxed) else { return processed }
-        let queued = Double(bitPattern: enqueuedEnd.load(ordering: .acquiring))
-        while pending.map({ $0 < processed }) ?? true {  // at `processed` itself: maybe not yet taken
-            guard let t = onsets.pop() else {
-                pending = nil
-                return max(processed, queued)
-            }
-            pending = t
-        }
-        return pending!
-    }
-
-    /// Tells an end-of-speech detector whether the command so far is a whole sentence of the grammar.
-    private func reportProgress(_ utterances: UtteranceDecoder, _ decoder: PocketSphinxDecoder, through t: Double) {
-        guard let automaton else { return }
-        // Between commands, and outside an utterance (the wake word's own), no grammar listens.
-        guard listener?.isListening != false && utterances.open && !utterances.tentative else {
-            return progress.report(through: t, .notTracking)
-        }
-        let complete = automaton.accepts(decoder.hypothesis())
-        progress.report(through: t, complete ? .complete : .incomplete)
-    }
-
-    /// How utterances are delimited, from what the graph upstream produces.
-    enum Segmentation {
-        /// No detector upstream: the whole stream is one utterance.
-        case whole
-        /// A `vad` upstream: one utterance per speech region.
-        case speech
-        /// An `end-of-speech` upstream: utterances end at its `utterance-end` markers.
-        case endOfSpeech
-    }
-
-    /// The decoding thread.
-    private func decode(_ queue: BlockQueue, _ decoder: PocketSphinxDecoder) {
-        let settings = UtteranceDecoder.Settings(
-            nodeId: nodeId, segmentation: segmentation, finalPass: finalPass, partialFrames: partialFrames,
-            alternatives: alternatives, cmnLookahead: cmnLookahead,
-            decodesInParts: finalPass == .live && { if case .languageModel = search { true } else { false } }())
-        let listener = self.listener
-        var reported: RecognitionResult?
-        let utterances = UtteranceDecoder(
-            settings: settings, decoder: decoder, blockCapacity: queue.blocks[0].frameCapacity,
-            emit: { [results, eventsReady] e, at in
-                results.withLock { $0.events.append(StreamEvent(at: at, e)) }
-                if case .final(_, let r) = e { reported = r }
-                eventsReady.signal()
-            },
-            isCancelled: { self.cancelled.load(ordering: .relaxed) },
-            reached: { [results] t in results.withLock { $0.through = max($0.through, t) } })
-        var nextOnset: Double?
-        var finishedEarly = false
-        listener?.start()
-        while true {
-            guard let (index, block) = queue.next() else {
-                if done.load(ordering: .acquiring) {
-                    if queue.hasData { continue }  // a block landed after next(): take it
-                    break
-                }
-                if !finishedEarly && inputEnded.load(ordering: .acquiring) && !queue.hasData {
-                    finishedEarly = true
-                    utterances.finish()
-                    results.withLock { $0.through = .infinity }
-                    eventsReady.signal()
-                }
-                queue.waitForData(timeout: 0.005)
-                continue
-            }
-            if !cancelled.load(ordering: .relaxed) {
-                if let listener {
-                    listener.take(block, utterances)
-                    if let r = reported { listener.reported(r, utterances) }
-                } else {
-                    utterances.take(block)
-                }
-                reported = nil
-                reportProgress(utterances, decoder, through: block.endTime)
-            }
-            let end = block.endTime
-            queue.release(index)
-            let through = utterances.awaitsOnset && listener == nil ? noEventsBefore(after: end, pending: &nextOnset) : end
-            results.withLock { $0.through = max($0.through, through) }
-        }
-        if !finishedEarly { utterances.finish() }
-        results.withLock { $0.through = .infinity }
-        eventsReady.signal()
     }
 }

@@ -8,12 +8,12 @@ import Testing
     static let columns = 50
 
     /// Runs the CLI in a pseudo-terminal `columns` wide; its raw output.
-    static func inTerminal(_ args: [String], noColor: Bool = false) throws -> String? {
+    static func inTerminal(_ args: [String], noColor: Bool = false, wrappedIn wrapper: [String] = []) throws -> String? {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
             print("skipped: script(1) is not installed (util-linux)")
             return nil
         }
-        let quoted = ([CLI.binary.path] + args).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let quoted = (wrapper + [CLI.binary.path] + args).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         p.arguments = ["-qfec", "stty cols \(columns) rows 40; exec " + quoted.joined(separator: " "), "/dev/null"]
