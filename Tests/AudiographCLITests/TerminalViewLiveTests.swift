@@ -20,7 +20,7 @@ extension PulseIntegrationTests {
         #expect(status.hasPrefix("  listening   ") && status.contains(" s ") && status.hasSuffix(" dB"), "\(screen)")
         #expect(screen.filter { $0.hasPrefix("audiograph: node \"mic\"") }.count <= 1, "one device line: \(screen)")
         let end = TerminalScreen(columns: TerminalViewTests.columns, showing: raw).lines.filter { !$0.isEmpty }
-        #expect(end.contains { $0.contains("[1] find") }, "the final: \(end)")
+        #expect(end.contains { $0.contains("[1] ") && $0.contains("japanese restaurants") }, "the final: \(end)")
         #expect(!end.contains { $0.contains("… ") || $0.hasSuffix(" dB") }, "live area erased: \(end)")
     }
 }
