@@ -19,6 +19,9 @@ extension AudioEngine {
     /// Waits (file input only) until events up to `t - lockstepSlack` are delivered; gives up
     /// after 2 s of no progress (a lagging node that stopped reporting), or on stop/cancel.
     func awaitDelivery(before t: Double) {
+        // Nothing was decided before the stream began (and a lagging node reports only on
+        // audio it has been given: waiting here would wait for itself).
+        guard t - Self.lockstepSlack > 0 else { return }
         var last = Double(bitPattern: deliveredThrough.load(ordering: .acquiring))
         var idle = 0
         while last < t - Self.lockstepSlack && idle < 8000 {
