@@ -112,35 +112,4 @@ extension AudioEngine {
             }
         }
     }
-
-    /// Delivers queued tap audio; frees removed taps once drained. Delivery thread.
-    @discardableResult
-    func drainTaps(flush: Bool) -> Bool {
-        guard let plan else { return false }
-        var worked = false
-        for step in plan.steps {
-            for point in step.taps {
-                for slot in point.slots {
-                    let state = slot.state.load(ordering: .acquiring)
-                    guard state != 0, let tap = slot.tap else { continue }
-                    if tap.drain() { worked = true }
-                    if state == 2 || flush { tap.flush() }
-                    if state == 2 {
-                        // The render thread may have read the slot as active in the block
-                        // under way: free it only once that block is over (or nothing runs).
-                        let blocks = blockCount.load(ordering: .acquiring)
-                        if slot.removedAt < 0 { slot.removedAt = blocks }
-                        let running = phase.load(ordering: .acquiring) == Phase.running.rawValue
-                        guard !running || blocks >= slot.removedAt + 2 else { continue }
-                        slot.removedAt = -1
-                        slot.tap = nil
-                        slot.state.store(0, ordering: .releasing)
-                        lock.withLock { $0.taps.removeAll { $0 === tap } }
-                        tapCount.subtract(1, ordering: .relaxed)
-                    }
-                }
-            }
-        }
-        return worked
-    }
 }

@@ -154,58 +154,6 @@ public final class AudioEngine: @unchecked Sendable {
         return eventStream
     }
 
-    /// Installs a tap on `node`'s output `bus` that receives buffers of `bufferSize` frames,
-    /// in the bus format or, with `format`, another channel count (the rate must be the
-    /// bus's: put a resampler node in the graph to tap another rate). Works before and
-    /// during a run (after `prepare`). Throws when the bus does not exist, the format cannot
-    /// be delivered, or the bus already has its most taps (4).
-    @discardableResult
-    public func installTap(onNode node: String, bus: Int = 0, bufferSize: Int, format: StreamFormat? = nil,
-                           block: @escaping @Sendable (AudioBuffer) -> Void) throws(GraphError) -> Tap {
-        guard let plan else {
-            throw GraphError(.unknownNode, "prepare the engine before installing taps", node: node)
-        }
-        guard let step = plan.stepById[node] else {
-            throw GraphError(.unknownNode, "no such node to tap", file: graph.description.file, node: node)
-        }
-        guard bus >= 0, bus < step.outputs.count else {
-            throw GraphError(.busOutOfRange, "output bus \(bus) out of range (node has \(step.outputs.count))",
-                             file: graph.description.file, node: node)
-        }
-        guard bufferSize > 0, bufferSize <= 1 << 24 else {
-            throw GraphError(.badParameterValue, "tap buffer size must be 1...16777216 frames, got \(bufferSize)", node: node)
-        }
-        let point = step.taps[bus]
-        if let format {
-            guard format.sampleRate == point.format.sampleRate else {
-                throw GraphError(.formatMismatch, "tap format \(format) differs in rate from the bus (\(point.format))",
-                                 node: node, suggestion: "add a resampler node and tap its output")
-            }
-            guard (1...StreamFormat.maxChannels).contains(format.channelCount) else {
-                throw GraphError(.formatMismatch, "tap channel count \(format.channelCount) out of range", node: node)
-            }
-        }
-        guard let slot = point.slots.first(where: { $0.state.load(ordering: .acquiring) == 0 }) else {
-            throw GraphError(.busAlreadyConnected, "bus \(bus) already has \(TapPoint.slotCount) taps", node: node)
-        }
-        let tap = Tap(node: node, bus: bus, bufferSize: bufferSize, format: format, point: point,
-                      policy: plan.isLive ? .drop : .block, block: block)
-        slot.tap = tap
-        lock.withLock { $0.taps.append(tap) }
-        tapCount.add(1, ordering: .relaxed)
-        slot.state.store(1, ordering: .releasing)
-        return tap
-    }
-
-    /// Removes a tap; buffers already taken from the audio path are still delivered.
-    public func removeTap(_ tap: Tap) {
-        guard let step = plan?.stepById[tap.node] else { return }
-        for slot in step.taps[tap.bus].slots where slot.tap === tap {
-            tap.queue.abandoned.store(true, ordering: .relaxed)
-            slot.state.store(2, ordering: .releasing)
-        }
-    }
-
     // MARK: Running
 
     /// Starts rendering (preparing first if needed). Throws if already started.
