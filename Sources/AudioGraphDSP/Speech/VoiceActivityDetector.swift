@@ -180,12 +180,7 @@ public final class VoiceActivityDetector: AudioNode {
             }
         }
         probs.frameLength = probCount
-        if io.inputsEnded && speaking {
-            speaking = false
-            let t = frameEnd(lastTailFrame), now = Double(totalSamples) / rate
-            io.emit(NodeEvent(.speechEnd, t: t, decided: now))
-            output.addMarker(StreamMarker(.speechEnd, t: t, decided: now))
-        }
+        if io.inputsEnded && speaking { endSpeech(&io, output: output, now: Double(totalSamples) / rate) }
         return .ok
     }
 
@@ -286,13 +281,7 @@ public final class VoiceActivityDetector: AudioNode {
             } else {
                 run += 1
                 if run >= hangoverFrames {
-                    speaking = false
-                    run = 0
-                    // Speech ended with the end of its tail (frame ends, not centres: centres
-                    // measured offsets 25-70 ms early on the peer harness).
-                    let t = frameEnd(lastTailFrame)
-                    io.emit(NodeEvent(.speechEnd, t: t, decided: now))
-                    output.addMarker(StreamMarker(.speechEnd, t: t, decided: now))
+                    endSpeech(&io, output: output, now: now)
                     // Noise that keeps the weak evidence going through the pause starts no run
                     // of its own, so without this the next onset would come unannounced.
                     if lastWeakFrame == framesDone { announcePossibleSpeech(output, from: framesDone, now: now) }
@@ -314,17 +303,21 @@ public final class VoiceActivityDetector: AudioNode {
         }
         if speaking {
             run += 1
-            if run >= hangoverFrames {
-                speaking = false
-                run = 0
-                let t = frameEnd(lastTailFrame)
-                io.emit(NodeEvent(.speechEnd, t: t, decided: now))
-                output.addMarker(StreamMarker(.speechEnd, t: t, decided: now))
-            }
+            if run >= hangoverFrames { endSpeech(&io, output: output, now: now) }
         } else {
             run = 0
         }
         return 0
+    }
+
+    /// Speech ends with the end of its tail (frame ends, not centres: centres measured
+    /// offsets 25-70 ms early on the peer harness), decided `now`.
+    private func endSpeech(_ io: inout ProcessIO, output: AudioBuffer, now: Double) {
+        speaking = false
+        run = 0
+        let t = frameEnd(lastTailFrame)
+        io.emit(NodeEvent(.speechEnd, t: t, decided: now))
+        output.addMarker(StreamMarker(.speechEnd, t: t, decided: now))
     }
 
     /// Stream time of an onset first heard in frame `n` (its centre, within its first hop).
