@@ -7,11 +7,11 @@ enum GraphLoading {
                      registry: NodeRegistry = .builtin) throws -> ValidatedGraph {
         var graph = try GraphFile.load(GraphLocator.resolve(path), registry: registry)
         for s in sources {
-            let (node, file) = GraphEdits.splitSource(s, graph: graph)
+            let (node, file) = GraphEdits.splitTarget(s, graph: graph)
             try GraphEdits.source(file, node: node, in: &graph, registry: registry)
         }
         for s in sinks {
-            let (node, file) = GraphEdits.splitSource(s, graph: graph)
+            let (node, file) = GraphEdits.splitTarget(s, graph: graph)
             try GraphEdits.sink(file, node: node, in: &graph)
         }
         for s in sets { try GraphEdits.set(s, in: &graph, registry: registry) }

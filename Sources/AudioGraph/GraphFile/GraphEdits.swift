@@ -27,28 +27,12 @@ public enum GraphEdits {
     public static func source(_ path: String, node target: String?, in graph: inout GraphDescription,
                               registry: NodeRegistry) throws(GraphError) {
         let candidates = graph.nodes.indices.filter { registry[graph.nodes[$0].type]?.isReplaceableInput == true }
-        let index: Int
-        if let target {
-            guard let i = graph.index(of: target) else {
-                throw GraphError(.unknownNode, "--source \(target)=\(path): no node with this id", file: graph.file, node: target)
-            }
-            guard registry[graph.nodes[i].type]?.role == .source else {
-                throw GraphError(.badOverride, "--source: node is a \(graph.nodes[i].type), not an input", file: graph.file, node: target)
-            }
-            index = i
-        } else {
-            let live = candidates.filter { registry[graph.nodes[$0].type]?.isLive == true }
-            let pick = live.count == 1 ? live : candidates
-            guard pick.count == 1 else {
-                let ids = candidates.map { graph.nodes[$0].id }
-                throw GraphError(.badOverride, pick.isEmpty ? "--source: the graph has no input node to replace"
-                                 : "--source: the graph has several inputs (\(ids.joined(separator: ", "))); use --source NODE=FILE",
-                                 file: graph.file)
-            }
-            index = pick[0]
-        }
-        let old = graph.nodes[index]
-        graph.nodes[index] = NodeSpec(id: old.id, type: "file-source", params: ["path": .string(path)], location: old.location)
+        let live = candidates.filter { registry[graph.nodes[$0].type]?.isLive == true }
+        let ids = candidates.map { graph.nodes[$0].id }.joined(separator: ", ")
+        try replace("--source", path, node: target, in: &graph, with: "file-source", kind: "an input",
+                    fits: { registry[$0.type]?.role == .source }, candidates: live.count == 1 ? live : candidates,
+                    none: "--source: the graph has no input node to replace",
+                    several: "--source: the graph has several inputs (\(ids)); use --source NODE=FILE")
     }
 
     /// Replaces a playback node (`pulse-sink`) with a `wav-sink` writing `path`, so a graph
@@ -56,29 +40,39 @@ public enum GraphEdits {
     /// exactly one playback node.
     public static func sink(_ path: String, node target: String?, in graph: inout GraphDescription) throws(GraphError) {
         let playback = graph.nodes.indices.filter { graph.nodes[$0].type == "pulse-sink" }
+        let ids = playback.map { graph.nodes[$0].id }.joined(separator: ", ")
+        try replace("--sink", path, node: target, in: &graph, with: "wav-sink", kind: "a playback node",
+                    fits: { $0.type == "pulse-sink" }, candidates: playback,
+                    none: "--sink: the graph has no playback node (pulse-sink) to replace",
+                    several: "--sink: the graph has several playback nodes (\(ids)); use --sink NODE=FILE")
+    }
+
+    /// Replaces node `target` (which must fit), or the only one of `candidates`, with a node of
+    /// `type` whose `path` is `path`, keeping its id (its connections stay).
+    private static func replace(_ option: String, _ path: String, node target: String?, in graph: inout GraphDescription,
+                                with type: String, kind: String, fits: (NodeSpec) -> Bool, candidates: [Int],
+                                none: String, several: String) throws(GraphError) {
         let index: Int
         if let target {
             guard let i = graph.index(of: target) else {
-                throw GraphError(.unknownNode, "--sink \(target)=\(path): no node with this id", file: graph.file, node: target)
+                throw GraphError(.unknownNode, "\(option) \(target)=\(path): no node with this id", file: graph.file, node: target)
             }
-            guard graph.nodes[i].type == "pulse-sink" else {
-                throw GraphError(.badOverride, "--sink: node is a \(graph.nodes[i].type), not a playback node", file: graph.file, node: target)
+            guard fits(graph.nodes[i]) else {
+                throw GraphError(.badOverride, "\(option): node is a \(graph.nodes[i].type), not \(kind)", file: graph.file, node: target)
             }
             index = i
         } else {
-            guard playback.count == 1 else {
-                throw GraphError(.badOverride, playback.isEmpty ? "--sink: the graph has no playback node (pulse-sink) to replace"
-                                 : "--sink: the graph has several playback nodes (\(playback.map { graph.nodes[$0].id }.joined(separator: ", "))); use --sink NODE=FILE",
-                                 file: graph.file)
+            guard candidates.count == 1 else {
+                throw GraphError(.badOverride, candidates.isEmpty ? none : several, file: graph.file)
             }
-            index = playback[0]
+            index = candidates[0]
         }
         let old = graph.nodes[index]
-        graph.nodes[index] = NodeSpec(id: old.id, type: "wav-sink", params: ["path": .string(path)], location: old.location)
+        graph.nodes[index] = NodeSpec(id: old.id, type: type, params: ["path": .string(path)], location: old.location)
     }
 
-    /// Splits a `--source` argument into (node, file): "mic=a.wav" or "a.wav".
-    public static func splitSource(_ argument: String, graph: GraphDescription) -> (String?, String) {
+    /// Splits a `--source` or `--sink` argument into (node, file): "mic=a.wav" or "a.wav".
+    public static func splitTarget(_ argument: String, graph: GraphDescription) -> (String?, String) {
         if let eq = argument.firstIndex(of: "=") {
             let id = String(argument[..<eq])
             if graph.index(of: id) != nil { return (id, String(argument[argument.index(after: eq)...])) }
