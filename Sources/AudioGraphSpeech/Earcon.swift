@@ -14,7 +14,7 @@ enum Earcon: String, CaseIterable, Sendable {
     /// The node parameter that declares it.
     var parameter: String { "earcon-\(rawValue)" }
 
-    /// The sound `spec` names, at `rate` Hz; nil for `none`. `base` resolves relative paths.
+    /// The sound `spec` names, at `rate` Hz; nil for `none`. A relative path has been resolved by the graph file (against its folder).
     func samples(_ spec: String, rate: Int) throws(EngineError) -> [Float]? {
         switch spec {
         case "none": return nil

@@ -8,7 +8,6 @@ import Foundation
 final class EventPrinter: Sendable {
     let json: Bool
     let stderrIsTTY = isatty(STDERR_FILENO) == 1
-    let stdoutIsTTY = isatty(STDOUT_FILENO) == 1
 
     /// Overruns and underruns per node, for the line printed at exit.
     private let losses = Locked<[String: (lost: Int, dry: Int)]>([:])

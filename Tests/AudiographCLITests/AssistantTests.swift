@@ -131,7 +131,11 @@ import Testing
         // --sink on a graph without playback.
         let noPlayback = try CLI.run(["run", "graphs/dictation.json", "--source", user.path, "--sink", sink])
         #expect(noPlayback.status == 2 && noPlayback.stderr.contains("--sink: the graph has no playback node"), "\(noPlayback.stderr)")
-        #expect(![missing, oov, both, noPlayback].contains { $0.stderr.contains("Fatal error") || $0.stderr.split(separator: "\n").count > 1 })
+        // --sink NODE=FILE on a node that does not play.
+        let notPlayback = try CLI.run(["run", "graphs/assistant.json", "--source", user.path, "--sink", "asr=\(sink)"])
+        #expect(notPlayback.status == 2 && notPlayback.stderr.contains("node \"asr\": --sink: node is a recognizer, not a playback node"),
+                "\(notPlayback.stderr)")
+        #expect(![missing, oov, both, noPlayback, notPlayback].contains { $0.stderr.contains("Fatal error") || $0.stderr.split(separator: "\n").count > 1 })
     }
 }
 

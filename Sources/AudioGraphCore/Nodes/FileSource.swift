@@ -35,7 +35,6 @@ public final class FileSource: AudioNode {
     private var reader: WAVFileReader?
     /// Every file that is not WAV: decoded on a thread of the node's own.
     private var decoder: SoundFileDecoder?
-    private var decoderEnded = false
     private var position = 0
     private var loopsDone = 0
     private var startFrame = 0
@@ -144,10 +143,11 @@ public final class FileSource: AudioNode {
             usleep(200)
         }
         out.frameLength = filled
-        guard filled < io.requestedFrames, !io.isStopping || decoder.finished.load(ordering: .acquiring) else { return .ok }
-        if !decoderEnded {
-            decoderEnded = true
-            if decoder.error != nil { io.emit(NodeEvent(.warning, t: Double(out.sampleTime + Int64(filled)) / out.format.sampleRate, values: (Self.warningDecoding, 0, 0, 0))) }
+        guard filled < io.requestedFrames else { return .ok }
+        // The end (or a stop): the last block; say so if decoding stopped on an error.
+        if decoder.error != nil {
+            io.emit(NodeEvent(.warning, t: Double(out.sampleTime + Int64(filled)) / out.format.sampleRate,
+                              values: (Self.warningDecoding, 0, 0, 0)))
         }
         return .endOfStream
     }
@@ -156,7 +156,6 @@ public final class FileSource: AudioNode {
         position = startFrame
         loopsDone = 0
         warned = false
-        decoderEnded = false
         decoder?.start(from: startFrame, loops: loops)
     }
 
