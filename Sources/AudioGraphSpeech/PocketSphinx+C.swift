@@ -22,12 +22,12 @@ final class PocketSphinxDecoder {
     }
 
     let decoder: OpaquePointer
-    private let config: OpaquePointer
-    private let logmath: OpaquePointer
+    let config: OpaquePointer
+    let logmath: OpaquePointer
     /// Whether PocketSphinx's own silence removal is on (see `init`).
     let dropsSilence: Bool
     /// Frame of the first utterance's first segment (see `result`).
-    private var firstSegmentFrame: Int32?
+    var firstSegmentFrame: Int32?
 
     /// Loads the model. Errors carry PocketSphinx's own message (a grammar's line, a file).
     ///
@@ -87,7 +87,7 @@ final class PocketSphinxDecoder {
 
     /// Name of the cheaper search (see ``preview(_:count:)``).
     private static let previewSearch = "preview"
-    private static let mainSearch = "_default"
+    static let mainSearch = "_default"
 
     /// Adds a search over the decoder's language model cut to its `previewVocabulary` most
     /// likely words, sharing the dictionary, acoustic model and front end, that keeps fewer
@@ -251,58 +251,6 @@ final class PocketSphinxDecoder {
         var score: Int32 = 0
         guard let h = ps_get_hyp(decoder, &score) else { return "" }
         return Self.clean(String(cString: h))
-    }
-
-    /// The final result after `endUtterance`; times are offset by `start` seconds.
-    func result(utterance: Int, start: Double, end: Double, alternatives: Int) -> RecognitionResult {
-        var score: Int32 = 0
-        let text = ps_get_hyp(decoder, &score).map { Self.clean(String(cString: $0)) } ?? ""
-        let confidence = min(1, max(0, logmath_exp(logmath, ps_get_prob(decoder))))
-        var words: [RecognitionResult.Word] = []
-        var seg = ps_seg_iter(decoder)
-        // This PocketSphinx numbers segment frames over the whole stream (`ps_start_stream`),
-        // not from the utterance's start, and with `-remove_silence` leaves dropped frames
-        // out. The utterance's first segment (<s>) starts the same few frames into every
-        // utterance, as measured on the first one (whose numbers are right): that maps later
-        // utterances' frames back onto their own start.
-        var offset: Int32?
-        while let s = seg {
-            var sf: Int32 = 0, ef: Int32 = 0
-            ps_seg_frames(s, &sf, &ef)
-            if offset == nil {
-                if firstSegmentFrame == nil { firstSegmentFrame = sf }
-                offset = sf - firstSegmentFrame!
-            }
-            sf -= offset!
-            ef -= offset!
-            if let w = ps_seg_word(s), let word = Self.word(String(cString: w)) {
-                var ascr: Int32 = 0, lscr: Int32 = 0, lback: Int32 = 0
-                let p = logmath_exp(logmath, ps_seg_prob(s, &ascr, &lscr, &lback))
-                words.append(.init(word: word, start: start + Double(sf) / 100, end: start + Double(ef + 1) / 100,
-                                   confidence: min(1, max(0, p))))
-            }
-            seg = ps_seg_next(s)
-        }
-        var alts: [RecognitionResult.Alternative] = []
-        if alternatives > 0 {
-            // The best hypothesis first, then distinct n-best entries.
-            var seen: Set<String> = [text]
-            alts.append(.init(text: text, score: Int(score)))
-            var nb = ps_nbest(decoder)
-            var visited = 0
-            while let n = nb, alts.count < alternatives, visited < 50 {
-                visited += 1
-                var s: Int32 = 0
-                if let h = ps_nbest_hyp(n, &s) {
-                    let t = Self.clean(String(cString: h))
-                    if seen.insert(t).inserted { alts.append(.init(text: t, score: Int(s))) }
-                }
-                nb = ps_nbest_next(n)
-            }
-            if let n = nb { ps_nbest_free(n) }
-        }
-        return RecognitionResult(utterance: utterance, text: text, start: start, end: end, confidence: confidence,
-                                 alternatives: alts, words: words)
     }
 
     /// A word without pronunciation variant, or nil for fillers and noise tokens.

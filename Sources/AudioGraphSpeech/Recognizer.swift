@@ -15,7 +15,7 @@ import Synchronization
 public final class Recognizer: AudioNode {
     public static let descriptor = NodeDescriptor(
         type: "recognizer",
-        summary: "Recognises speech (PocketSphinx): partial and final results with alternatives, word times, confidence.",
+        summary: "Recognises speech (PocketSphinx): partial and final results with alternatives, word times, calibrated confidences.",
         role: .sink,
         parameters: [
             ParameterSpec("hmm", .path, default: .string(SpeechModel.defaultHMM), help: "acoustic model directory"),

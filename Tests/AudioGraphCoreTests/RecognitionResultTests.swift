@@ -6,7 +6,7 @@ import Testing
     func part(_ text: String, _ words: [(String, Double)], confidence: Double, alternatives: [(String, Int)]) -> RecognitionResult {
         RecognitionResult(utterance: 2, text: text, start: words.first?.1 ?? 0, end: (words.last?.1 ?? 0) + 0.3,
                           confidence: confidence, alternatives: alternatives.map { .init(text: $0.0, score: $0.1) },
-                          words: words.map { .init(word: $0.0, start: $0.1, end: $0.1 + 0.2, confidence: 0.9) })
+                          words: words.map { .init(word: $0.0, start: $0.1, end: $0.1 + 0.2, confidence: confidence) })
     }
 
     @Test func partsJoinInOrder() {
@@ -17,7 +17,8 @@ import Testing
         #expect(r.text == "go forward ten meters")
         #expect(r.utterance == 2 && r.start == 0.9 && r.end == 3.2)
         #expect(r.words.map(\.word) == ["go", "forward", "ten", "meters"])
-        #expect(abs(r.confidence - 0.4) < 1e-12)
+        // The expected fraction of right words: (0.8 + 0.8 + 0.5 + 0.5) / 4.
+        #expect(abs(r.confidence - 0.65) < 1e-12)
         #expect(r.alternatives == [.init(text: "go forward ten meters", score: -150),
                                    .init(text: "go forward tin meters", score: -160)])
     }
@@ -28,5 +29,8 @@ import Testing
         #expect(RecognitionResult(joining: [silent, b], start: 1, end: 5).text == "hello")
         #expect(RecognitionResult(joining: [b, silent], start: 1, end: 5).text == "hello")
         #expect(RecognitionResult(joining: [b], start: 1, end: 5).alternatives == b.alternatives)
+        // A part without words weighs nothing in the confidence; no words at all is 0.
+        #expect(RecognitionResult(joining: [silent, b], start: 1, end: 5).confidence == 0.7)
+        #expect(RecognitionResult(joining: [silent], start: 1, end: 5).confidence == 0)
     }
 }

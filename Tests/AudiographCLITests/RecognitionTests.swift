@@ -32,6 +32,28 @@ import Testing
         #expect(types.last == "end")
     }
 
+    /// The utterance confidence (the expected fraction of right words) falls when the same
+    /// words are drowned in white noise at about 0 dB SNR.
+    @Test func confidenceFallsInNoise() throws {
+        guard let wav = Flite.speech("go forward ten meters") else { return }
+        let clean = try WAVFixture.read(wav)
+        let peak = clean.samples.map { abs(Int($0)) }.max() ?? 0
+        let noise = WAVFixture.noise(count: clean.samples.count, bits: 16)
+        let noisy = zip(clean.samples, noise).map { Int32(max(-32768, min(32767, Int($0) / 2 + Int($1) * peak / 4 / 32768))) }
+        let noisyURL = CLI.tempDir().appendingPathComponent("noisy.wav")
+        try WAVFixture.write(noisyURL, rate: clean.rate, channels: 1, bits: 16, samples: noisy)
+        func confidence(_ url: URL) throws -> Double? {
+            let r = try CLI.run(["run", "graphs/transcribe.json", "--source", url.path, "--json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let f = finals(r).filter { !($0["words"] as? [Any] ?? []).isEmpty }
+            guard !f.isEmpty else { return nil }
+            return f.compactMap { $0["confidence"] as? Double }.reduce(0, +) / Double(f.count)
+        }
+        let c = try #require(try confidence(wav))
+        #expect(c > 0.6, "clean speech, recognised right: confidence \(c)")
+        if let n = try confidence(noisyURL) { #expect(n < c - 0.1, "in noise \(n), clean \(c)") }
+    }
+
     @Test func partialsComeBeforeTheFinalOfTheirUtterance() throws {
         guard let wav = Flite.speech("find japanese restaurants nearby") else { return }
         let r = try CLI.run(["run", "graphs/transcribe.json", "--source", wav.path, "--json", "--set", "asr.partials=0.1"])

@@ -20,7 +20,8 @@ public struct SpeechResult: Sendable, Equatable {
     public var words: [RecognitionResult.Word]
     /// The n-best alternatives, best first (final results).
     public var alternatives: [RecognitionResult.Alternative]
-    /// Confidence in the whole text, 0...1 (final results).
+    /// The expected fraction of the text's words that are right, 0...1 (final results; see
+    /// ``RecognitionResult/confidence``).
     public var confidence: Double
 }
 

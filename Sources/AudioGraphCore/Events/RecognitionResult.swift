@@ -8,8 +8,10 @@ public struct RecognitionResult: Sendable, Equatable {
         public var start: Double
         /// Where the word ends, stream time in seconds.
         public var end: Double
-        /// Posterior probability of the word, 0...1.
+        /// Probability that the word is right, 0...1, calibrated (see `ConfidenceModel`).
         public var confidence: Double
+        /// The decoder's evidence behind `confidence` (nil for words not from the decoder).
+        package var evidence: WordEvidence?
         /// A word between `start` and `end` with its confidence.
         public init(word: String, start: Double, end: Double, confidence: Double) {
             self.word = word
@@ -40,7 +42,8 @@ public struct RecognitionResult: Sendable, Equatable {
     public var start: Double
     /// Where the utterance ends, stream time in seconds.
     public var end: Double
-    /// Posterior probability of the best hypothesis, 0...1.
+    /// The expected fraction of the text's words that are right, 0...1: the mean of the
+    /// words' calibrated confidences (0 when there are no words).
     public var confidence: Double
     /// The n-best readings, the best (`text`) first.
     public var alternatives: [Alternative]
@@ -66,7 +69,7 @@ public struct RecognitionResult: Sendable, Equatable {
     }
 
     /// One result from the results of consecutive parts of an utterance (decoded apart):
-    /// texts and words in order, the joint confidence, and the last part's alternatives
+    /// texts and words in order, the confidence over all their words, and the last part's alternatives
     /// after the earlier parts' best text.
     public init(joining parts: [RecognitionResult], start: Double, end: Double) {
         let earlier = parts.dropLast()
@@ -75,8 +78,14 @@ public struct RecognitionResult: Sendable, Equatable {
         let prefixScore = earlier.reduce(0) { $0 + ($1.alternatives.first?.score ?? 0) }
         let last = parts.last
         self.init(utterance: last?.utterance ?? 0, text: joined(last?.text ?? ""), start: start, end: end,
-                  confidence: parts.reduce(1.0) { $0 * $1.confidence },
+                  confidence: Self.meanConfidence(parts.flatMap(\.words)),
                   alternatives: (last?.alternatives ?? []).map { .init(text: joined($0.text), score: prefixScore + $0.score) },
                   words: parts.flatMap(\.words))
+    }
+
+    /// The expected fraction of right words among `words`: the mean of their confidences,
+    /// 0 when there are none.
+    public static func meanConfidence(_ words: [Word]) -> Double {
+        words.isEmpty ? 0 : words.reduce(0) { $0 + $1.confidence } / Double(words.count)
     }
 }
