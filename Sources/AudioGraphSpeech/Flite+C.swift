@@ -48,6 +48,10 @@ final class FliteVoice: @unchecked Sendable {
     func synthesize(_ text: String, rate: Double) -> [Float] {
         Self.lock.withLock { _ -> [Float] in
             feat_set_float(voice.pointee.features, "duration_stretch", Float(1 / rate))
+            // The clustergen voices draw their excitation noise from the C library's rand():
+            // the same seed for every text makes the same text sound the same (offline runs
+            // give the same audio whatever was spoken before, and however the blocks fall).
+            srand(1)
             guard let wave = flite_text_to_wave(text, voice) else { return [] }
             defer { delete_wave(wave) }
             let n = Int(wave.pointee.num_samples) * max(1, Int(wave.pointee.num_channels))

@@ -225,10 +225,12 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
                     continue
                 }
                 guard let s = scheduled ?? worker.segments.pop() else { break }
-                if s.notBefore > time(filled) {
+                // Its first frame, counted from the stream's start (the same whatever the blocks).
+                let first = Int64((s.notBefore * format.sampleRate).rounded(.up))
+                if first > out.sampleTime + Int64(filled) {
                     // Not yet: silence up to its start (in this block, or the next ones).
                     scheduled = s
-                    let frames = Int(((s.notBefore - time(filled)) * format.sampleRate).rounded(.up))
+                    let frames = Int(first - out.sampleTime) - filled
                     if filled + frames >= n { break }
                     out.channel(0).advanced(by: filled).update(repeating: 0, count: frames)
                     filled += frames

@@ -5,15 +5,15 @@ import Synchronization
 /// With a `.block` policy (file input: lossless and deterministic) a full ring makes the
 /// render thread wait for the delivery thread; with `.drop` (live input: the device must
 /// not wait) the event is dropped and counted.
-final class EventOutlet: @unchecked Sendable {
-    let ring: SPSCQueue<NodeEvent>
+package final class EventOutlet: @unchecked Sendable {
+    package let ring: SPSCQueue<NodeEvent>
     let policy: BackpressurePolicy
     let dropped = Atomic<Int>(0)
     let abandon: Atomic<Bool>
     /// A node's request to end the run: 0 none, else 1 + index in `EngineMarker.reasons`.
     let endRequest = Atomic<Int>(0)
 
-    init(capacity: Int, policy: BackpressurePolicy) {
+    package init(capacity: Int, policy: BackpressurePolicy) {
         ring = SPSCQueue(capacity: capacity)
         self.policy = policy
         self.abandon = Atomic(false)

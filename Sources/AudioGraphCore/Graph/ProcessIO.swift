@@ -23,7 +23,7 @@ public struct ProcessIO {
     let events: EventOutlet
     let nodeIndex: Int32
 
-    init(inputs: [AudioBuffer], outputs: [AudioBuffer], inputsEnded: Bool, requestedFrames: Int,
+    package init(inputs: [AudioBuffer], outputs: [AudioBuffer], inputsEnded: Bool, requestedFrames: Int,
          events: EventOutlet, nodeIndex: Int32, inputEnded: UnsafeBufferPointer<Bool>) {
         self.inputs = inputs
         self.outputs = outputs
