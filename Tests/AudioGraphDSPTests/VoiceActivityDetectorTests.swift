@@ -1,11 +1,12 @@
 import AudioGraph
 import AudioGraphCore
 import AudioGraphTestSupport
+import Foundation
 import Testing
 
 @testable import AudioGraphDSP
 
-/// The VAD and end-of-speech detector on synthetic signals with known speech times.
+/// The VAD on synthetic signals with known speech times.
 @Suite struct VoiceActivityDetectorTests {
     static let rate = 16000.0
 
@@ -41,7 +42,7 @@ import Testing
     @Test func onsetAndOffsetOfABurstInNoise() async throws {
         let e = try await vad(Self.scene([(1.0, 2.2)], seconds: 3.5))
         #expect(e.map(\.0) == ["start", "end"])
-        guard e.count == 2 else { return }
+        try #require(e.count == 2)
         #expect(abs(e[0].1 - 1.0) <= 0.03, "onset at \(e[0].1)")
         #expect(abs(e[1].1 - 2.2) <= 0.03, "offset at \(e[1].1)")
         #expect(e[0].2 > e[0].1 && e[0].2 - e[0].1 < 0.2, "decided after the onset, soon")
@@ -127,92 +128,6 @@ import Testing
         #expect(quiet.map(\.kind).filter { $0 != .speechPossible && $0 != .speechDropped } == [.speechStart, .speechEnd])
         #expect(!quiet.drop { $0.kind != .speechEnd }.contains { $0.kind == .speechPossible }, "\(quiet.map(\.kind))")
     }
-
-    // MARK: end-of-speech
-
-    func eos(_ x: [Float], _ params: [String: ParameterValue]) async throws -> ([(String, Double, Double)], EngineEvent?) {
-        let r = try await OfflineRender.run(chain: [("vad", [:]), ("end-of-speech", params)], input: [x], rate: Self.rate,
-                                            registry: .builtin)
-        return (Self.speech(r.events).filter { $0.0 == "utterance-end" }, r.events.last)
-    }
-
-    @Test func aPauseShorterThanTheWindowNeverSplits() async throws {
-        let x = Self.scene([(0.5, 1.5), (1.8, 2.6)], seconds: 4)
-        let (u, _) = try await eos(x, ["mode": "short"])
-        #expect(u.count == 1)
-        #expect(abs((u.first?.1 ?? 0) - 2.6) < 0.05, "back-dated to the end of speech")
-        // One silence window later, plus the 0.03 s the vad may take to announce a new sound.
-        #expect(abs((u.first?.2 ?? 0) - 3.13) < 0.05, "decided one silence window later")
-    }
-
-    @Test func speechResumingAfterASoftLeadInContinuesTheUtterance() async throws {
-        // A 0.42 s pause, then 0.15 s of hiss (a soft "th") before the voice: the vad back-dates
-        // the onset to the hiss but confirms it 0.23 s after that, once the window has elapsed.
-        // The hiss, announced as possible speech, holds the utterance open until then.
-        var x = Self.scene([(0.5, 1.5), (2.07, 2.8)], seconds: 4)
-        Signals.place(Self.hiss(seconds: 0.15), into: &x, at: 1.92, rate: Self.rate)
-        let starts = try await vad(x).filter { $0.0 == "start" }
-        #expect(starts.count == 2 && abs(starts[1].1 - 1.92) < 0.03 && starts[1].2 - 1.5 > 0.6,
-                "onset back-dated to the hiss, decided after the window: \(starts)")
-        let (u, _) = try await eos(x, ["mode": "short"])
-        #expect(u.count == 1, "\(u)")
-    }
-
-    @Test func speechResumingJustInsideTheWindowContinuesTheUtterance() async throws {
-        // A 0.45 s pause: the vad confirms the resumed speech ~0.1 s after its onset, i.e.
-        // after the 0.5 s window has elapsed; the utterance must still not be split.
-        let x = Self.scene([(0.5, 1.5), (1.95, 2.6)], seconds: 4)
-        let (u, _) = try await eos(x, ["mode": "short"])
-        #expect(u.count == 1, "\(u)")
-    }
-
-    @Test func anUtteranceEndReachesDownstreamBeforeTheNextStart() async throws {
-        // Speech resumes 0.55 s after the offset, in the block in which the window elapses.
-        // Downstream (the recognizer) must see that utterance-end before the new
-        // speech-start, or it takes the start as part of the old utterance and drops the new one.
-        let x = Self.scene([(0.5, 1.5), (2.05, 2.8)], seconds: 4)
-        let r = try await OfflineRender.run(chain: [("vad", [:]), ("end-of-speech", ["mode": "short"])], input: [x],
-                                            rate: Self.rate, registry: .builtin)
-        let seen = r.markers.map(\.kind).filter { $0 == .speechStart || $0 == .utteranceEnd }
-        #expect(seen == [.speechStart, .utteranceEnd, .speechStart, .utteranceEnd], "\(seen)")
-    }
-
-    @Test func aLongerPauseSplitsInShortModeButNotInLong() async throws {
-        let x = Self.scene([(0.5, 1.5), (2.3, 3.0)], seconds: 5)
-        #expect(try await eos(x, ["mode": "short"]).0.count == 2)
-        #expect(try await eos(x, ["mode": "long"]).0.count == 1)
-        #expect(try await eos(x, ["silence": 0.3]).0.count == 2)
-    }
-
-    @Test func modeNoneOnlyClosesAtTheEndOfInput() async throws {
-        let x = Self.scene([(0.5, 1.0), (3.0, 3.5)], seconds: 4)
-        let (u, _) = try await eos(x, ["mode": "none"])
-        #expect(u.count == 1 && (u.first?.2 ?? 0) >= 3.99)
-    }
-
-    @Test func noSpeechTimeoutEndsTheSession() async throws {
-        let (u, last) = try await eos(Signals.noise(rms: 0.001, seconds: 8, rate: Self.rate), ["no-speech-timeout": 2])
-        #expect(u.isEmpty)
-        #expect(last == .end(.noSpeech))
-    }
-
-    @Test func maxDurationClosesAtTheNextPause() async throws {
-        // Speech with 0.3 s pauses (shorter than the window) for 6 s.
-        let x = Self.scene([(0.5, 2.0), (2.3, 3.8), (4.1, 5.6), (5.9, 6.5)], seconds: 7.5)
-        #expect(try await eos(x, ["mode": "short"]).0.count == 1, "no limit hit: one utterance")
-        let (u, _) = try await eos(x, ["mode": "short", "max-duration": 2.5])
-        #expect(u.count == 2, "closed at the first pause after 2.5 s (3.8 s), then by the silence: \(u)")
-        #expect(abs((u.first?.1 ?? 0) - 3.8) < 0.05)
-    }
-
-    @Test func maxDurationCutsSpeechWithoutPauses() async throws {
-        let x = Self.scene([(0.5, 14.5)], seconds: 15)
-        let (u, _) = try await eos(x, ["max-duration": 1.0])
-        #expect(u.count >= 2, "a 14 s stretch is cut at 1 + 10 s: \(u)")
-        #expect(abs((u.first?.1 ?? 0) - 11.5) < 0.05)
-    }
 }
 
 private func pow10(_ x: Double) -> Double { Foundation.pow(10, x) }
-import Foundation
-

@@ -6,7 +6,8 @@ import Testing
 
 /// The session's first utterance holds its audio to measure a cepstral mean; a cheaper
 /// search decodes it first so its first words show sooner. The real decoder and model.
-@Suite struct FirstWordsPreviewTests {
+@Suite(.enabled(if: SpeechModel.isDefaultInstalled, "Debian's pocketsphinx-en-us is not installed"))
+struct FirstWordsPreviewTests {
     func decoder(preview: Bool) throws -> PocketSphinxDecoder {
         let d = try PocketSphinxDecoder(
             hmm: SpeechModel.defaultHMM, dict: SpeechModel.defaultDict, search: .languageModel(SpeechModel.defaultLM),
@@ -48,8 +49,8 @@ import Testing
 
     /// The preview search finds the words, and the utterance decoded after it comes out as
     /// it does with no preview: words and word times (the preview's frames are not counted).
-    @Test func thePreviewFindsWordsAndLeavesTheUtteranceAsItWas() throws {
-        guard let x = try Self.saying() else { return }
+    @Test(.flite) func thePreviewFindsWordsAndLeavesTheUtteranceAsItWas() throws {
+        let x = try #require(try Self.saying())
         let plain = try decoder(preview: false), previewing = try decoder(preview: true)
         #expect(!plain.hasPreview && previewing.hasPreview)
         let (a, _) = decode(plain, x, preview: false)
@@ -64,8 +65,8 @@ import Testing
     /// A session's first utterance, through the utterance decoder: its first partial result
     /// comes from the preview, before the full search has decoded anything; later
     /// utterances have none; the finals are those of a decoder without the preview.
-    @Test func aSessionsFirstPartialComesFromThePreview() throws {
-        guard let (x, onsets, ends) = try SpeculativeStartTests.speech() else { return }
+    @Test(.flite) func aSessionsFirstPartialComesFromThePreview() throws {
+        let (x, onsets, ends) = try #require(try SpeculativeStartTests.speech())
         let helper = SpeculativeStartTests()
         let markers = helper.markers(1, onset: onsets[0], end: ends[0]) + helper.markers(2, onset: onsets[1], end: ends[1])
         var finals: [[RecognitionResult]] = []

@@ -7,7 +7,8 @@ import Testing
 /// Between utterances the decoder starts at the vad's hints of possible speech, before the
 /// onset is confirmed. That may change when partial results come, never what is recognised:
 /// the real decoder and model, fed the same audio with and without hints.
-@Suite struct SpeculativeStartTests {
+@Suite(.enabled(if: SpeechModel.isDefaultInstalled, "Debian's pocketsphinx-en-us is not installed"))
+struct SpeculativeStartTests {
     static let rate = 16000.0
 
     /// Flite speech said twice, 16 kHz, in faint noise (0.6 s before, 2 s between, 1.5 s
@@ -94,8 +95,8 @@ import Testing
 
     func block(_ t: Double) -> Int { Int(t * Self.rate) / 1024 }
 
-    @Test func aConfirmedHintChangesWhenPartialsMayComeNotWhatIsRecognised() throws {
-        guard let (x, onsets, ends) = try Self.speech() else { return }
+    @Test(.flite) func aConfirmedHintChangesWhenPartialsMayComeNotWhatIsRecognised() throws {
+        let (x, onsets, ends) = try #require(try Self.speech())
         let plain = markers(1, onset: onsets[0], end: ends[0]) + markers(2, onset: onsets[1], end: ends[1])
         let hints = onsets.map { StreamMarker(.speechPossible, t: $0, decided: $0 + 0.01, resolvesBy: $0 + 0.4) }
         let a = try decode(x, plain), b = try decode(x, (hints + plain).sorted { $0.decided < $1.decided })
@@ -118,8 +119,8 @@ import Testing
     /// Clicks the vad dropped, before each utterance: their decoding is undone (the front
     /// end's noise estimate, which PocketSphinx keeps to itself, has seen them: scores may
     /// move a little).
-    @Test func aDroppedHintLeavesTheUtterancesAsTheyWere() throws {
-        guard let (x, onsets, ends) = try Self.speech() else { return }
+    @Test(.flite) func aDroppedHintLeavesTheUtterancesAsTheyWere() throws {
+        let (x, onsets, ends) = try #require(try Self.speech())
         let plain = markers(1, onset: onsets[0], end: ends[0]) + markers(2, onset: onsets[1], end: ends[1])
         let clicks = [0.2, ends[0] + 1.0].flatMap {
             [StreamMarker(.speechPossible, t: $0, decided: $0 + 0.01, resolvesBy: $0 + 0.3),
@@ -140,8 +141,8 @@ import Testing
     /// second utterance then starts decoding at that utterance end, before its onset is
     /// confirmed, and is recognised as without the hint. When the utterance end comes after
     /// the onset has begun, the onset's lead-in is not cut short.
-    @Test func possibleSpeechStillUndecidedAtAnUtteranceEndStartsTheNextThere() throws {
-        guard let (x, onsets, ends) = try Self.speech() else { return }
+    @Test(.flite) func possibleSpeechStillUndecidedAtAnUtteranceEndStartsTheNextThere() throws {
+        let (x, onsets, ends) = try #require(try Self.speech())
         // The utterance end before the second onset; and after it, 0.1 s before the onset is
         // confirmed (a start 0.4 s before the utterance end would miss its first word).
         for (endsAt, confirmedAt) in [(onsets[1] - 0.1, onsets[1] + 0.3), (onsets[1] + 0.6, onsets[1] + 0.7)] {
@@ -163,8 +164,8 @@ import Testing
 
     /// Speech the vad never confirms (dropped, then pending when the stream ends) adds nothing
     /// to what the confirmed utterance gave.
-    @Test func aHintNeverConfirmedLeavesNothing() throws {
-        guard let (x, onsets, ends) = try Self.speech() else { return }
+    @Test(.flite) func aHintNeverConfirmedLeavesNothing() throws {
+        let (x, onsets, ends) = try #require(try Self.speech())
         let first = markers(1, onset: onsets[0], end: ends[0])
         let o = onsets[1]
         let unconfirmed = [StreamMarker(.speechPossible, t: o, decided: o + 0.01, resolvesBy: o + 0.3),

@@ -170,7 +170,7 @@ import Testing
 
     /// The recognizer, the real decoder and model, on flite speech: the same words at the
     /// same times however the audio is cut.
-    @Test(.enabled(if: Flite.isAvailable, "flite is not installed (Tools/install-deps installs it)"))
+    @Test(.flite)
     func recognizerBlockCuts() throws {
         let wav = try #require(Flite.speech("go forward ten meters"))
         let speech = try WAVFile.monoSamples(path: wav.path).samples

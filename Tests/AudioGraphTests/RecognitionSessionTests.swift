@@ -48,8 +48,8 @@ import Testing
     }
 
     /// Taps, formats and state through the session itself (embedders never need its engine).
-    @Test func tapsFormatsAndStateThroughTheSession() async throws {
-        guard let wav = Flite.speech("go forward ten meters") else { return }
+    @Test(.flite) func tapsFormatsAndStateThroughTheSession() async throws {
+        let wav = try #require(Flite.speech("go forward ten meters"))
         let s = try RecognitionSession(graph: graph(wav))
         #expect(s.state == .idle)
         #expect(s.format(ofNode: "src") == StreamFormat(sampleRate: 16000, channelCount: 1))
@@ -63,8 +63,8 @@ import Testing
         #expect(frames.withLock { $0 } == expected && expected > 0, "the tap saw every frame: \(frames.withLock { $0 }) of \(expected)")
     }
 
-    @Test func deliversPartialsThenAFinalThenTheEnd() async throws {
-        guard let wav = Flite.speech("go forward ten meters") else { return }
+    @Test(.flite) func deliversPartialsThenAFinalThenTheEnd() async throws {
+        let wav = try #require(Flite.speech("go forward ten meters"))
         let s = try RecognitionSession(graph: graph(wav))
         let callbacks = Locked<[EngineEvent]>([])
         s.onEvent { e in callbacks.withLock { $0.append(e) } }
@@ -81,8 +81,8 @@ import Testing
         try s.cancel()  // after the end: nothing to discard, no error
     }
 
-    @Test func aStreamReadLateStillHasEveryEventFromTheStart() async throws {
-        guard let wav = Flite.speech("go forward ten meters") else { return }
+    @Test(.flite) func aStreamReadLateStillHasEveryEventFromTheStart() async throws {
+        let wav = try #require(Flite.speech("go forward ten meters"))
         let s = try RecognitionSession(graph: graph(wav))
         try s.start()
         _ = await s.ended()  // read nothing until the session is over
@@ -118,8 +118,8 @@ import Testing
         events.compactMap { if case .final(_, let r) = $0 { return r.text } else { return nil } }
     }
 
-    @Test func eventsComeInStreamOrderThoughTheDecoderRunsBehind() async throws {
-        guard let wav = Self.twoSayings else { return }
+    @Test(.flite) func eventsComeInStreamOrderThoughTheDecoderRunsBehind() async throws {
+        let wav = try #require(Self.twoSayings)
         // As fast as it goes, the vad and end-of-speech run seconds ahead of the decoder.
         let s = try RecognitionSession(graph: graph(wav))
         try s.start()
@@ -128,8 +128,8 @@ import Testing
         #expect(finals(events).count == 2, "\(finals(events))")
     }
 
-    @Test func aRunAfterACancelledOneKeepsStreamOrder() async throws {
-        guard let wav = Self.twoSayings else { return }
+    @Test(.flite) func aRunAfterACancelledOneKeepsStreamOrder() async throws {
+        let wav = try #require(Self.twoSayings)
         let engine = try AudioEngine(graph: graph(wav), registry: .builtin)
         try engine.prepare()
         let events = Locked<[EngineEvent]>([])
@@ -152,16 +152,16 @@ import Testing
         #expect(finals(second).count == 2, "\(finals(second))")
     }
 
-    @Test func singleUtteranceEndsAtTheEndOfSpeech() async throws {
-        guard let wav = Flite.speech("go forward ten meters. find japanese restaurants nearby") else { return }
+    @Test(.flite) func singleUtteranceEndsAtTheEndOfSpeech() async throws {
+        let wav = try #require(Flite.speech("go forward ten meters. find japanese restaurants nearby"))
         let s = try RecognitionSession(graph: graph(wav, eos: "short", continuous: false))
         try s.start()
         let events = await collect(s)
         if case .end(let reason, _) = events.last { #expect(reason == .endOfSpeech) } else { Issue.record("no end") }
     }
 
-    @Test func stopDeliversTheUtteranceInFlight() async throws {
-        guard let wav = Flite.speech("go forward ten meters and then turn left at the corner") else { return }
+    @Test(.flite) func stopDeliversTheUtteranceInFlight() async throws {
+        let wav = try #require(Flite.speech("go forward ten meters and then turn left at the corner"))
         let s = try RecognitionSession(graph: graph(wav, eos: "none"), options: .init(realtime: true))
         // Stop as soon as the second word shows up in a partial (no timing assumptions).
         s.onEvent { e in
@@ -206,7 +206,7 @@ import Testing
 
     /// A reader that starts only after the session has ended still gets every final (an
     /// unread volatile result was replaced by its final).
-    @Test func resultsKeepEveryFinalForALateReader() async throws {
+    @Test(.flite) func resultsKeepEveryFinalForALateReader() async throws {
         let wav = try #require(Flite.speech(["go forward ten meters", "find japanese restaurants nearby",
                                              "status of flight l x forty"], pause: 1.5))
         let s = try RecognitionSession(graph: graph(wav))
@@ -220,7 +220,7 @@ import Testing
 
     /// `finish()` stops the audio and returns the reason once the last final is delivered;
     /// cancel after the end does nothing and does not throw.
-    @Test func finishReturnsAfterTheLastFinal() async throws {
+    @Test(.flite) func finishReturnsAfterTheLastFinal() async throws {
         let wav = try #require(Flite.speech("go forward ten meters and then turn left at the corner"))
         let s = try RecognitionSession(graph: graph(wav, eos: "none"), options: .init(realtime: true))
         let finals = Locked<[String]>([])
@@ -240,8 +240,8 @@ import Testing
         #expect(try await s.finish() == reason, "finish after the end returns the same reason")
     }
 
-    @Test func cancelDiscardsPendingResults() async throws {
-        guard let wav = Flite.speech("go forward ten meters and then turn left at the corner") else { return }
+    @Test(.flite) func cancelDiscardsPendingResults() async throws {
+        let wav = try #require(Flite.speech("go forward ten meters and then turn left at the corner"))
         let s = try RecognitionSession(graph: graph(wav, eos: "none"), options: .init(realtime: true))
         s.onEvent { e in
             if case .partial = e { try? s.cancel() }

@@ -55,6 +55,38 @@ import Testing
         #expect(throws: GraphErrors.self) { try GraphValidator.validate(g, registry: .builtin).get() }
     }
 
+    /// A registered type runs in a graph like a built-in one: the engine makes it, negotiates
+    /// its formats, carries its output.
+    @Test func anEmbeddersTypeRunsInAGraph() async throws {
+        final class Doubler: AudioNode {
+            func process(_ io: inout ProcessIO) -> FlowStatus {
+                let i = io.inputs[0], o = io.outputs[0]
+                for c in 0..<i.channelCount { for k in 0..<i.frameLength { o.channel(c)[k] = 2 * i.channel(c)[k] } }
+                o.frameLength = i.frameLength
+                return .ok
+            }
+        }
+        var registry = NodeRegistry.builtin
+        registry.register(NodeDescriptor(type: "doubler", summary: "x2", role: .processor,
+                                         make: { _ throws(GraphError) in Doubler() }))
+        var g = GraphDescription(name: "custom")
+        g.addNode("s", type: "test-signal", ["signal": "white", "level": -20, "rate": 16000, "duration": 0.3])
+        g.addNode("d", type: "doubler")
+        g.addNode("o", type: "null-sink")
+        g.connect("s", to: "d")
+        g.connect("d", to: "o")
+        let engine = try AudioEngine(graph: g, registry: registry)
+        try engine.prepare()
+        let before = Locked<[Float]>([]), after = Locked<[Float]>([])
+        _ = try engine.installTap(onNode: "s", bufferSize: 1024) { b in before.withLock { $0 += b.samples(0) } }
+        _ = try engine.installTap(onNode: "d", bufferSize: 1024) { b in after.withLock { $0 += b.samples(0) } }
+        #expect(try await engine.run() == .endOfInput)
+        let x = before.withLock { $0 }, y = after.withLock { $0 }
+        #expect(x.count == 4800 && y.count == 4800)
+        let doubled = zip(x, y).allSatisfy { $1 == 2 * $0 }
+        #expect(doubled, "the custom node's output is twice its input, sample for sample")
+    }
+
     @Test func jsonLinesFollowTheContract() {
         #expect(EngineEvent.end(.endOfInput).jsonLine == #"{"type":"end","reason":"end-of-input"}"#)
         #expect(EngineEvent.speechStart(node: "vad", t: 0.48, decided: 0.62).jsonLine

@@ -132,7 +132,7 @@ struct SpeechSynthTests {
 
     /// A graph that answers: the recognizer's final, said back by the reply template, and
     /// that answer heard again by the recognizer (a round trip through real audio).
-    @Test func aReplySaysBackWhatWasRecognised() async throws {
+    @Test(.flite) func aReplySaysBackWhatWasRecognised() async throws {
         let wav = try #require(Flite.speech(["find japanese restaurants nearby"], pause: 0))
         let out = Self.tempFile("answer.wav")
         var g = GraphDescription(name: "echo")

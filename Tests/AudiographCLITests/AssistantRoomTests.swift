@@ -87,10 +87,9 @@ extension PulseIntegrationTests {
         return p
     }
 
-    @Test func assistantInARoomNeverHearsItself() throws {
-        guard Self.daemon() else { return }
-        guard let user = Flite.script([("hello computer", 1.5), ("find japanese restaurants nearby", 8),
-                                       ("hello computer", 1.5), ("go forward ten meters", 8)]) else { return }
+    @Test(.flite, .pulseDaemon) func assistantInARoomNeverHearsItself() throws {
+        let user = try #require(Flite.script([("hello computer", 1.5), ("find japanese restaurants nearby", 8),
+                                              ("hello computer", 1.5), ("go forward ten meters", 8)]))
         let modules = try Self.makeRoom()
         defer { Self.unload(modules) }
         let spoken = CLI.tempDir().appendingPathComponent("speaker.wav")

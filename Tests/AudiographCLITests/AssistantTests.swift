@@ -17,12 +17,9 @@ import Testing
         return of("final", events(r)).compactMap { $0["text"] as? String }.joined(separator: " ")
     }
 
-    @Test func wakeWordCommandAnswerTwiceInOneRun() throws {
-        guard let user = Flite.script([("hello computer", 1.2), ("find japanese restaurants nearby", 6),
-                                       ("hello computer", 1.2), ("go forward ten meters", 6)]) else {
-            print("skipped: flite or sox is not installed (Tools/install-deps installs them)")
-            return
-        }
+    @Test(.flite) func wakeWordCommandAnswerTwiceInOneRun() throws {
+        let user = try #require(Flite.script([("hello computer", 1.2), ("find japanese restaurants nearby", 6),
+                                              ("hello computer", 1.2), ("go forward ten meters", 6)]))
         let answer = CLI.tempDir().appendingPathComponent("answer.wav")
         let r = try CLI.run(["run", "graphs/assistant.json", "--source", user.path, "--sink", answer.path, "--json"])
         #expect(r.status == 0, "\(r.stderr)")
@@ -53,8 +50,8 @@ import Testing
         #expect(said.contains("japanese restaurants") && said.contains("forward ten meters"), "heard in the answer: \(said)")
     }
 
-    @Test func noCommandAfterTheWakeWordGoesBackWithTheErrorEarcon() throws {
-        guard let user = Flite.script([("hello computer", 7)]) else { return }
+    @Test(.flite) func noCommandAfterTheWakeWordGoesBackWithTheErrorEarcon() throws {
+        let user = try #require(Flite.script([("hello computer", 7)]))
         let r = try CLI.run(["run", "graphs/assistant.json", "--source", user.path, "--sink",
                              CLI.tempDir().appendingPathComponent("a.wav").path, "--json"])
         #expect(r.status == 0, "\(r.stderr)")
@@ -68,8 +65,8 @@ import Testing
 
     /// Grammar-aware end of speech: a pause inside a command ("find japanese ... restaurants
     /// nearby") does not end it; the same pause with the fixed short window does.
-    @Test func aPauseInsideACommandDoesNotEndIt() throws {
-        guard let user = Flite.script([("find japanese", 0.8), ("restaurants nearby", 2)]) else { return }
+    @Test(.flite) func aPauseInsideACommandDoesNotEndIt() throws {
+        let user = try #require(Flite.script([("find japanese", 0.8), ("restaurants nearby", 2)]))
         let aware = try CLI.run(["run", "graphs/command.json", "--source", user.path, "--json"])
         #expect(aware.status == 0, "\(aware.stderr)")
         #expect(of("final", events(aware)).compactMap { $0["text"] as? String } == ["find japanese restaurants nearby"])
@@ -82,9 +79,9 @@ import Testing
     /// Its own voice comes straight back into what it listens to (the worst echo: mixed in,
     /// no delay, full level); the gate keeps every reply out of recognition. Without the gate
     /// the replies are recognised: the test can fail.
-    @Test func itDoesNotHearItselfInAPerfectEcho() throws {
+    @Test(.flite) func itDoesNotHearItselfInAPerfectEcho() throws {
         let sayings = ["find japanese restaurants nearby", "go forward ten meters", "status of flight l x forty"]
-        guard let user = Flite.script(sayings.map { ($0, 6.0) }) else { return }
+        let user = try #require(Flite.script(sayings.map { ($0, 6.0) }))
         func run(gate: Bool) throws -> [String] {
             let g = CLI.tempDir().appendingPathComponent("echo.json")
             try """
@@ -113,8 +110,8 @@ import Testing
 
 /// Bad assistant input: one clear line, the documented exit status.
 @Suite struct AssistantErrorTests {
-    @Test func badEarconWakeWordAndSink() throws {
-        guard let user = Flite.speech("hello computer") else { return }
+    @Test(.flite) func badEarconWakeWordAndSink() throws {
+        let user = try #require(Flite.speech("hello computer"))
         let sink = CLI.tempDir().appendingPathComponent("a.wav").path
         // An earcon file that is not there names the node and parameter.
         let missing = try CLI.run(["run", "graphs/assistant.json", "--source", user.path, "--sink", sink,
@@ -142,13 +139,10 @@ import Testing
 /// The seed app (`Sources/audiograph-assistant`), offline: a restaurant finder built on the
 /// library answers a spoken search with what it found, aloud.
 @Suite struct SeedAssistantTests {
-    @Test func theRestaurantFinderAnswersAloud() throws {
-        guard let user = Flite.script([("hello computer", 1.2), ("find japanese restaurants nearby", 7)]) else { return }
+    @Test(.flite) func theRestaurantFinderAnswersAloud() throws {
+        let user = try #require(Flite.script([("hello computer", 1.2), ("find japanese restaurants nearby", 7)]))
         let app = CLI.binary.deletingLastPathComponent().appendingPathComponent("audiograph-assistant")
-        guard FileManager.default.isExecutableFile(atPath: app.path) else {
-            print("skipped: audiograph-assistant is not built (swift build builds it)")
-            return
-        }
+        try #require(FileManager.default.isExecutableFile(atPath: app.path), "audiograph-assistant is built with the rest (swift build)")
         let answers = CLI.tempDir().appendingPathComponent("answers.wav")
         let p = Process()
         p.executableURL = app

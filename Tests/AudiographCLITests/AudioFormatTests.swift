@@ -85,8 +85,8 @@ import Testing
         }.joined(separator: " ")
     }
 
-    @Test func flacIsLosslessAndOggIsWhatSoxDecodes() throws {
-        guard let wav = Flite.speech("find japanese restaurants nearby"), Self.tool("/usr/bin/sox") else { return }
+    @Test(.flite) func flacIsLosslessAndOggIsWhatSoxDecodes() throws {
+        let wav = try #require(Flite.speech("find japanese restaurants nearby"))
         let dir = CLI.tempDir()
         let flac = dir.appendingPathComponent("speech.flac"), ogg = dir.appendingPathComponent("speech.ogg")
         try #require(Self.run("/usr/bin/sox", [wav.path, flac.path]) && Self.run("/usr/bin/sox", [wav.path, ogg.path]))
@@ -102,42 +102,42 @@ import Testing
         #expect(try words(ogg) == words(wav), "the same words as the WAV")
     }
 
-    @Test func mp3AndOpusDecodeLikeTheirReferenceTools() throws {
-        guard let wav = Flite.speech("go forward ten meters") else { return }
+    @Test(.flite, .enabled(if: tool("/usr/bin/lame"), "lame is not installed (Tools/install-deps installs it)"))
+    func mp3DecodesLikeSox() throws {
+        let wav = try #require(Flite.speech("go forward ten meters"))
         let dir = CLI.tempDir()
-        if Self.tool("/usr/bin/lame") && Self.tool("/usr/bin/sox") {
-            let mp3 = dir.appendingPathComponent("speech.mp3"), soxMP3 = dir.appendingPathComponent("sox-mp3.wav")
-            try #require(Self.run("/usr/bin/lame", ["--quiet", "-b", "128", wav.path, mp3.path]))
-            try #require(Self.run("/usr/bin/sox", [mp3.path, "-e", "floating-point", "-b", "32", soxMP3.path]))
-            let (ours, theirs) = (try Self.decoded(mp3), try Self.floats(soxMP3))
-            // Different MP3 decoders (mpg123 in libsndfile, libmad in sox), and encoder padding
-            // that one trims: the same sound within a few milliseconds.
-            let m = Self.match(theirs.samples, ours.samples, reach: 2400)
-            #expect(ours.rate == theirs.rate && m.db > 40, "MP3 as sox decodes it: \(m.db) dB at lag \(m.lag)")
-            #expect(try words(mp3) == words(wav), "the same words as the WAV")
-        } else {
-            print("skipped: lame or sox is not installed (Tools/install-deps installs them)")
-        }
-        if Self.tool("/usr/bin/opusenc") && Self.tool("/usr/bin/opusdec") {
-            let opus = dir.appendingPathComponent("speech.opus"), ref = dir.appendingPathComponent("opusdec.wav")
-            try #require(Self.run("/usr/bin/opusenc", ["--quiet", wav.path, opus.path]))
-            try #require(Self.run("/usr/bin/opusdec", ["--quiet", "--float", "--rate", "16000", opus.path, ref.path]))
-            let (ours, theirs) = (try Self.decoded(opus), try Self.floats(ref))
-            // At the input's rate (the stream's header); libopus decodes there itself, opusdec
-            // through its own resampler: the same sound, not the same samples.
-            let m = Self.match(theirs.samples, ours.samples, reach: 400)
-            func rms(_ x: [Float]) -> Double { (x.reduce(0) { $0 + Double($1 * $1) } / Double(max(1, x.count))).squareRoot() }
-            let levels = 20 * log10(rms(ours.samples) / rms(theirs.samples))
-            #expect(ours.rate == 16000 && m.db > 10 && abs(levels) < 1,
-                    "Opus as opusdec decodes it: \(m.db) dB at lag \(m.lag), level \(levels) dB apart")
-            #expect(try words(opus) == words(wav), "the same words as the WAV")
-        } else {
-            print("skipped: opus-tools is not installed (Tools/install-deps installs it)")
-        }
+        let mp3 = dir.appendingPathComponent("speech.mp3"), soxMP3 = dir.appendingPathComponent("sox-mp3.wav")
+        try #require(Self.run("/usr/bin/lame", ["--quiet", "-b", "128", wav.path, mp3.path]))
+        try #require(Self.run("/usr/bin/sox", [mp3.path, "-e", "floating-point", "-b", "32", soxMP3.path]))
+        let (ours, theirs) = (try Self.decoded(mp3), try Self.floats(soxMP3))
+        // Different MP3 decoders (mpg123 in libsndfile, libmad in sox), and encoder padding
+        // that one trims: the same sound within a few milliseconds.
+        let m = Self.match(theirs.samples, ours.samples, reach: 2400)
+        #expect(ours.rate == theirs.rate && m.db > 40, "MP3 as sox decodes it: \(m.db) dB at lag \(m.lag)")
+        #expect(try words(mp3) == words(wav), "the same words as the WAV")
     }
 
-    @Test func brokenFilesGetOneLine() throws {
-        guard let wav = Flite.speech("go forward ten meters"), Self.tool("/usr/bin/sox") else { return }
+    @Test(.flite, .enabled(if: tool("/usr/bin/opusenc") && tool("/usr/bin/opusdec"),
+                           "opus-tools is not installed (Tools/install-deps installs it)"))
+    func opusDecodesLikeOpusdec() throws {
+        let wav = try #require(Flite.speech("go forward ten meters"))
+        let dir = CLI.tempDir()
+        let opus = dir.appendingPathComponent("speech.opus"), ref = dir.appendingPathComponent("opusdec.wav")
+        try #require(Self.run("/usr/bin/opusenc", ["--quiet", wav.path, opus.path]))
+        try #require(Self.run("/usr/bin/opusdec", ["--quiet", "--float", "--rate", "16000", opus.path, ref.path]))
+        let (ours, theirs) = (try Self.decoded(opus), try Self.floats(ref))
+        // At the input's rate (the stream's header); libopus decodes there itself, opusdec
+        // through its own resampler: the same sound, not the same samples.
+        let m = Self.match(theirs.samples, ours.samples, reach: 400)
+        func rms(_ x: [Float]) -> Double { (x.reduce(0) { $0 + Double($1 * $1) } / Double(max(1, x.count))).squareRoot() }
+        let levels = 20 * log10(rms(ours.samples) / rms(theirs.samples))
+        #expect(ours.rate == 16000 && m.db > 10 && abs(levels) < 1,
+                "Opus as opusdec decodes it: \(m.db) dB at lag \(m.lag), level \(levels) dB apart")
+        #expect(try words(opus) == words(wav), "the same words as the WAV")
+    }
+
+    @Test(.flite) func brokenFilesGetOneLine() throws {
+        let wav = try #require(Flite.speech("go forward ten meters"))
         let dir = CLI.tempDir()
         // Not sound at all, with a sound file's name.
         let junk = dir.appendingPathComponent("junk.flac")

@@ -6,7 +6,7 @@ import Testing
 /// same audio cut into other blocks gives the same finals, word for word and time for time.
 @Suite(.enabled(if: Flite.isAvailable, "flite is not installed"))
 struct BlockInvarianceTests {
-    @Test func finalsDoNotDependOnTheBlockSize() throws {
+    @Test(.flite) func finalsDoNotDependOnTheBlockSize() throws {
         let wav = try #require(Flite.speech(["find japanese restaurants nearby", "go forward ten meters"], pause: 1.5))
         func finals(_ block: Int) throws -> [String] {
             let r = try CLI.run(["run", "graphs/dictation.json", "--source", wav.path, "--json", "--block", "\(block)"])

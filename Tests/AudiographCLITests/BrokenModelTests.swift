@@ -46,7 +46,7 @@ struct BrokenModelTests {
         return all
     }
 
-    @Test func eachCaseIsOneLineNamingTheFile() throws {
+    @Test(.flite) func eachCaseIsOneLineNamingTheFile() throws {
         let wav = try #require(Flite.speech("find japanese restaurants nearby"))
         for c in try Self.cases() {
             let r = try CLI.run(["run", "Graphs/transcribe.json", "--source", wav.path, "--set", c.set])
@@ -65,7 +65,7 @@ struct BrokenModelTests {
 
     /// A dictionary for another language model: recognised, with one warning saying how
     /// many of the model's words cannot be said.
-    @Test func aDictionaryMissingMostWordsIsAWarning() throws {
+    @Test(.flite) func aDictionaryMissingMostWordsIsAWarning() throws {
         let wav = try #require(Flite.speech("find japanese restaurants nearby"))
         let dict = try Self.dictionary("hello HH AH L OW\nworld W ER L D\n")
         let r = try CLI.run(["run", "Graphs/transcribe.json", "--source", wav.path, "--set", "asr.dict=\(dict)", "--json"])
@@ -75,7 +75,7 @@ struct BrokenModelTests {
     }
 
     /// An embedding app's session over a broken model throws; this process lives on.
-    @Test func aSessionOverABrokenModelThrows() throws {
+    @Test(.flite) func aSessionOverABrokenModelThrows() throws {
         let wav = try #require(Flite.speech("find japanese restaurants nearby"))
         let dir = try Self.model("means", Self.junk)
         var g = GraphDescription(name: "broken")

@@ -6,7 +6,7 @@ import Testing
 /// a stall) waits in the server's stream until the ring has room: nothing is dropped, and
 /// the finals are those of the same audio read from a file.
 @Suite struct CaptureBurstTests {
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["PULSE_SERVER"] != nil && Flite.isAvailable,
+    @Test(.flite, .enabled(if: ProcessInfo.processInfo.environment["PULSE_SERVER"] != nil && Flite.isAvailable,
                    "needs the private PulseAudio daemon (Tools/test) and flite"))
     func aBurstIsNotDroppedAndDecodesAsTheFile() throws {
         let wav = try #require(Flite.speech("to head up to increase you watch for all year long in the north"))

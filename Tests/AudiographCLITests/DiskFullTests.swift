@@ -5,7 +5,7 @@ import Testing
 /// A disk that is full (/dev/full answers every write with ENOSPC): one line naming the node
 /// and the file, exit 1, `error` then `end` in JSON; no crash, no hang.
 @Suite struct DiskFullTests {
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full") && Flite.isAvailable, "needs /dev/full and flite"))
+    @Test(.flite, .enabled(if: FileManager.default.fileExists(atPath: "/dev/full") && Flite.isAvailable, "needs /dev/full and flite"))
     func aFullDiskIsOneErrorLine() throws {
         let wav = try #require(Flite.speech("go forward ten meters"))
         let r = try CLI.run(["run", "Graphs/gain.json", "--source", wav.path, "--set", "out.path=/dev/full"])

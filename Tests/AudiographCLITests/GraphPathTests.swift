@@ -6,7 +6,7 @@ import Testing
 /// line (`--set`, `--source`) against the working directory. Run from another directory.
 @Suite(.enabled(if: Flite.isAvailable, "flite is not installed"))
 struct GraphPathTests {
-    @Test func aGraphWorksFromAnotherDirectory() throws {
+    @Test(.flite) func aGraphWorksFromAnotherDirectory() throws {
         let elsewhere = CLI.tempDir()
         let wav = try #require(Flite.speech("find japanese restaurants nearby"))
         // command.json names its grammar "command.gram", beside it.
@@ -16,7 +16,7 @@ struct GraphPathTests {
         #expect(r.stdout.contains(#""text":"find japanese restaurants nearby""#), "\(r.stdout)")
     }
 
-    @Test func commandLinePathsStayWithTheWorkingDirectory() throws {
+    @Test(.flite) func commandLinePathsStayWithTheWorkingDirectory() throws {
         let elsewhere = CLI.tempDir()
         let wav = try #require(Flite.speech("go forward ten meters"))
         try FileManager.default.copyItem(at: wav, to: elsewhere.appendingPathComponent("in.wav"))

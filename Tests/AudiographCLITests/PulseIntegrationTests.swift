@@ -48,8 +48,7 @@ import Testing
         }
     }
 
-    @Test func devicesListsTheDaemonsSourceAndSink() throws {
-        guard Self.daemon() else { return }
+    @Test(.pulseDaemon) func devicesListsTheDaemonsSourceAndSink() throws {
         let r = try CLI.run(["devices", "--json"])
         #expect(r.status == 0)
         #expect(r.stdout.contains(#""type":"source","name":"agtest_pipe""#))
@@ -59,8 +58,8 @@ import Testing
         #expect(text.stdout.contains("* agtest_pipe"))
     }
 
-    @Test func captureArrivesCompleteAndSampleExact() throws {
-        guard Self.daemon(), let pipe = Self.pipe else { return }
+    @Test(.flite, .pulseDaemon) func captureArrivesCompleteAndSampleExact() throws {
+        let pipe = try #require(Self.pipe)
         let out = CLI.tempDir().appendingPathComponent("cap.wav")
         let g = try Self.graph("""
             {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe"}},
@@ -70,9 +69,8 @@ import Testing
         // A recorded utterance (the corpus's 16 kHz mono recording where present, else flite
         // speech), in the pipe's own format.
         let corpusFile = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/ps_goforward.wav")
-        let speech = FileManager.default.fileExists(atPath: corpusFile.path) ? corpusFile
-            : Flite.speech("go forward ten meters").flatMap { Flite.convert($0, rate: 16000, channels: 1) }
-        guard let speech else { return }
+        let speech = try #require(FileManager.default.fileExists(atPath: corpusFile.path) ? corpusFile
+            : Flite.speech("go forward ten meters").flatMap { Flite.convert($0, rate: 16000, channels: 1) })
         let sent = try WAVFixture.read(speech).samples.map { Int16($0) }
         let r = try CLI.run(["run", g.path, "--json"], interruptAfter: [Double(sent.count) / 16000 + 2.5],
                             during: { Self.feed(sent, to: pipe) })
@@ -101,8 +99,8 @@ import Testing
 
     /// The terminal shows one line per device, with the figures the server reports once the
     /// stream runs (not the latency asked for, then another).
-    @Test func oneDeviceLineOnTheTerminal() throws {
-        guard Self.daemon(), let pipe = Self.pipe else { return }
+    @Test(.pulseDaemon) func oneDeviceLineOnTheTerminal() throws {
+        let pipe = try #require(Self.pipe)
         let g = try Self.graph("""
             {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe"}},
                        {"id": "out", "type": "null-sink"}],
@@ -116,8 +114,8 @@ import Testing
         #expect(json.stdoutLines.filter { $0.contains(#""type":"device""#) }.count == 2, "--json keeps both: as opened, as running")
     }
 
-    @Test func captureAtAnotherRateIsConverted() throws {
-        guard Self.daemon(), let pipe = Self.pipe else { return }
+    @Test(.pulseDaemon) func captureAtAnotherRateIsConverted() throws {
+        let pipe = try #require(Self.pipe)
         let out = CLI.tempDir().appendingPathComponent("cap48.wav")
         let g = try Self.graph("""
             {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe", "rate": 48000, "channels": 2}},
@@ -152,8 +150,7 @@ import Testing
         }
     }
 
-    @Test func playbackComesBackThroughTheMonitor() throws {
-        guard Self.daemon() else { return }
+    @Test(.pulseDaemon) func playbackComesBackThroughTheMonitor() throws {
         let dir = CLI.tempDir()
         let captured = dir.appendingPathComponent("monitor.wav")
         let capture = try Self.graph("""
@@ -184,8 +181,7 @@ import Testing
         #expect(abs(Double(loud) / 48000 - 1.5 * 0.78) < 0.3, "about 1.5 s of tone came back")
     }
 
-    @Test func playbackThatRunsDryReportsUnderruns() throws {
-        guard Self.daemon() else { return }
+    @Test(.pulseDaemon) func playbackThatRunsDryReportsUnderruns() throws {
         let play = try Self.graph("""
             {"nodes": [{"id": "tone", "type": "test-signal", "params": {"frequency": 440, "level": -12, "rate": 48000, "channels": 2, "duration": 2.5}},
                        {"id": "spk", "type": "pulse-sink", "params": {"device": "agtest_sink", "latency": 0.02}}],
@@ -206,8 +202,7 @@ import Testing
         #expect(r.stderr.contains("audiograph: audio lost: node \"spk\""), "\(r.stderr)")
     }
 
-    @Test func unknownDeviceNamesItAndListsTheSources() throws {
-        guard Self.daemon() else { return }
+    @Test(.pulseDaemon) func unknownDeviceNamesItAndListsTheSources() throws {
         let g = try Self.graph("""
             {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "no-such-mic"}}, {"id": "o", "type": "null-sink"}],
              "connections": [{"from": "mic", "to": "o"}]}
@@ -228,8 +223,7 @@ import Testing
         #expect(d.status == 1 && d.stderrLines.count == 1)
     }
 
-    @Test func serverKilledMidRunEndsWithAnErrorAndKeepsWhatWasCaptured() throws {
-        guard Self.daemon() else { return }
+    @Test(.pulseDaemon) func serverKilledMidRunEndsWithAnErrorAndKeepsWhatWasCaptured() throws {
         let (dir, daemonDir) = try Self.privateDaemon()
         let out = dir.appendingPathComponent("cap.wav")
         let g = try Self.graph("""
@@ -253,8 +247,8 @@ import Testing
         #expect(got.count >= sent.count, "audio captured before the failure was kept: \(got.count)")
     }
 
-    @Test func serverKilledAfterSpeechStillDeliversTheFinalTranscript() throws {
-        guard Self.daemon(), let wav = Flite.speech("go forward ten meters") else { return }
+    @Test(.flite, .pulseDaemon) func serverKilledAfterSpeechStillDeliversTheFinalTranscript() throws {
+        let wav = try #require(Flite.speech("go forward ten meters"))
         let (dir, daemonDir) = try Self.privateDaemon()
         defer { Self.killDaemon(daemonDir) }
         // The speech as 16 kHz mono s16 for the pipe, with silence after it so the VAD ends it.
@@ -276,8 +270,7 @@ import Testing
     /// A device reconfigured under a running graph (the server comes back with the source at
     /// 48 kHz stereo instead of 16 kHz mono): the stream keeps the negotiated format (the
     /// server converts), so the resampler and everything after it carry on unchanged.
-    @Test func deviceReconfiguredMidRunKeepsTheGraphsFormat() throws {
-        guard Self.daemon() else { return }
+    @Test(.pulseDaemon) func deviceReconfiguredMidRunKeepsTheGraphsFormat() throws {
         let (dir, daemonDir) = try Self.privateDaemon()
         defer { Self.killDaemon(daemonDir) }
         let out = dir.appendingPathComponent("cap.wav")
@@ -377,8 +370,7 @@ import Testing
         stop.waitUntilExit()
     }
 
-    @Test func reconnectWaitsForTheServerToComeBackAndReportsTheGap() throws {
-        guard Self.daemon() else { return }
+    @Test(.pulseDaemon) func reconnectWaitsForTheServerToComeBackAndReportsTheGap() throws {
         let (dir, daemonDir) = try Self.privateDaemon()
         defer { Self.killDaemon(daemonDir) }
         let out = dir.appendingPathComponent("cap.wav")
@@ -413,8 +405,7 @@ import Testing
         return nil
     }
 
-    @Test func reconnectGivesUpAfterItsPatience() throws {
-        guard Self.daemon() else { return }
+    @Test(.pulseDaemon) func reconnectGivesUpAfterItsPatience() throws {
         let (_, daemonDir) = try Self.privateDaemon()
         let g = try Self.graph("""
             {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe", "reconnect": 1}},

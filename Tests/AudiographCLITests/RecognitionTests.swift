@@ -10,11 +10,8 @@ import Testing
 
     func finals(_ r: CLI.Result) -> [[String: Any]] { json(r).filter { $0["type"] as? String == "final" } }
 
-    @Test func transcribesAFileWithWordTimesAlternativesAndConfidence() throws {
-        guard let wav = Flite.speech("go forward ten meters") else {
-            print("skipped: flite is not installed (Tools/install-deps installs it)")
-            return
-        }
+    @Test(.flite) func transcribesAFileWithWordTimesAlternativesAndConfidence() throws {
+        let wav = try #require(Flite.speech("go forward ten meters"))
         let r = try CLI.run(["run", "graphs/transcribe.json", "--source", wav.path, "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let f = try #require(finals(r).first)
@@ -34,8 +31,8 @@ import Testing
 
     /// The utterance confidence (the expected fraction of right words) falls when the same
     /// words are drowned in white noise at about 0 dB SNR.
-    @Test func confidenceFallsInNoise() throws {
-        guard let wav = Flite.speech("go forward ten meters") else { return }
+    @Test(.flite) func confidenceFallsInNoise() throws {
+        let wav = try #require(Flite.speech("go forward ten meters"))
         let clean = try WAVFixture.read(wav)
         let peak = clean.samples.map { abs(Int($0)) }.max() ?? 0
         let noise = WAVFixture.noise(count: clean.samples.count, bits: 16)
@@ -54,8 +51,8 @@ import Testing
         if let n = try confidence(noisyURL) { #expect(n < c - 0.1, "in noise \(n), clean \(c)") }
     }
 
-    @Test func partialsComeBeforeTheFinalOfTheirUtterance() throws {
-        guard let wav = Flite.speech("find japanese restaurants nearby") else { return }
+    @Test(.flite) func partialsComeBeforeTheFinalOfTheirUtterance() throws {
+        let wav = try #require(Flite.speech("find japanese restaurants nearby"))
         let r = try CLI.run(["run", "graphs/transcribe.json", "--source", wav.path, "--json", "--set", "asr.partials=0.1"])
         let events = json(r)
         let partials = events.indices.filter { events[$0]["type"] as? String == "partial" }
@@ -64,9 +61,9 @@ import Testing
         #expect(partials.allSatisfy { events[$0]["utterance"] as? Int == 1 })
     }
 
-    @Test func commandGrammarEndsAtTheEndOfSpeech() throws {
+    @Test(.flite) func commandGrammarEndsAtTheEndOfSpeech() throws {
         for phrase in ["find japanese restaurants nearby", "status of flight l x forty", "go forward ten meters"] {
-            guard let wav = Flite.speech(phrase) else { return }
+            let wav = try #require(Flite.speech(phrase))
             let r = try CLI.run(["run", "graphs/command.json", "--source", wav.path, "--json"])
             #expect(r.status == 0, "\(r.stderr)")
             #expect(finals(r).first?["text"] as? String == phrase)
@@ -76,9 +73,9 @@ import Testing
 
     /// The single live pass (final=live), with the utterance's cepstral mean measured as it
     /// goes, recognises clear speech with at most one word wrong, in one final.
-    @Test(arguments: ["go forward ten meters", "find japanese restaurants nearby"])
+    @Test(.flite, arguments: ["go forward ten meters", "find japanese restaurants nearby"])
     func singleLivePassRecognises(phrase: String) throws {
-        guard let wav = Flite.speech(phrase) else { return }
+        let wav = try #require(Flite.speech(phrase))
         let r = try CLI.run(["run", "graphs/dictation.json", "--source", wav.path, "--json", "--set", "asr.final=live"])
         #expect(r.status == 0, "\(r.stderr)")
         let f = finals(r)
@@ -88,11 +85,11 @@ import Testing
 
     /// Word times stay on the stream's clock from utterance to utterance (the decoder counts
     /// frames across utterances; each word must fall inside its own utterance).
-    @Test(arguments: ["graphs/transcribe.json", "graphs/dictation.json"])
+    @Test(.flite, arguments: ["graphs/transcribe.json", "graphs/dictation.json"])
     func wordTimesFallInsideTheirUtterance(graph: String) throws {
         let phrases = ["go forward ten meters", "find japanese restaurants nearby", "turn left at the corner"]
         let parts = phrases.compactMap { Flite.speech($0) }
-        guard parts.count == 3 else { return }
+        try #require(parts.count == 3)
         // The three phrases, each with 0.5 s of silence before and 2 s after (flite: 16 kHz mono).
         var samples: [Int32] = []
         for part in parts {
@@ -120,10 +117,10 @@ import Testing
     /// A pause longer than the vad's hangover but inside the end-of-speech window: the
     /// decoder closes its utterance in the pause (so the final is ready when the window
     /// elapses) and decodes the resumed speech as a second part of the same utterance.
-    @Test func aPauseInsideTheWindowStaysOneUtteranceDecodedInParts() throws {
+    @Test(.flite) func aPauseInsideTheWindowStaysOneUtteranceDecodedInParts() throws {
         let phrases = ["go forward ten meters", "find japanese restaurants nearby"]
         let parts = phrases.compactMap { Flite.speech($0) }
-        guard parts.count == 2 else { return }
+        try #require(parts.count == 2)
         let first = try WAVFixture.read(parts[0]), second = try WAVFixture.read(parts[1])
         let pause = Array(repeating: Int32(0), count: first.rate * 8 / 10)  // 0.8 s < long mode's 1.2 s
         let lead = Array(repeating: Int32(0), count: first.rate / 2)
@@ -154,8 +151,8 @@ import Testing
 
     /// A grammar wants the whole sentence in one search: a pause inside a command does not
     /// split its decoding, even with a live final pass.
-    @Test func aPauseInsideACommandKeepsTheGrammarSentenceWhole() throws {
-        guard let head = Flite.speech("find japanese restaurants"), let tail = Flite.speech("nearby") else { return }
+    @Test(.flite) func aPauseInsideACommandKeepsTheGrammarSentenceWhole() throws {
+        let head = try #require(Flite.speech("find japanese restaurants")), tail = try #require(Flite.speech("nearby"))
         let a = try WAVFixture.read(head), b = try WAVFixture.read(tail)
         let pause = Array(repeating: Int32(0), count: a.rate * 8 / 10), lead = Array(repeating: Int32(0), count: a.rate / 2)
         let joined = CLI.tempDir().appendingPathComponent("command-paused.wav")
@@ -169,10 +166,10 @@ import Testing
 
     /// Each utterance's first word starts where its speech starts (PocketSphinx's own
     /// silence removal, when on, leaves frames out of its count and shifted words by up to 2 s).
-    @Test func firstWordsStartWithTheirSpeech() throws {
+    @Test(.flite) func firstWordsStartWithTheirSpeech() throws {
         let phrases = ["go forward ten meters", "find japanese restaurants nearby", "turn left at the corner"]
         let parts = phrases.compactMap { Flite.speech($0) }
-        guard parts.count == 3 else { return }
+        try #require(parts.count == 3)
         var samples: [Int32] = [], onsets: [Double] = []
         for (i, part) in parts.enumerated() {
             let w = try WAVFixture.read(part)
@@ -192,22 +189,21 @@ import Testing
         }
     }
 
-    @Test func keyphraseIsSpotted() throws {
-        guard let wav = Flite.speech("hello computer") else { return }
+    @Test(.flite) func keyphraseIsSpotted() throws {
+        let wav = try #require(Flite.speech("hello computer"))
         let r = try CLI.run(["run", "graphs/wakeword.json", "--source", wav.path, "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect((finals(r).first?["text"] as? String)?.contains("hello computer") == true)
     }
 
-    @Test func otherRatesAndChannelsGiveTheSameWords() throws {
+    @Test(.flite) func otherRatesAndChannelsGiveTheSameWords() throws {
         // Each file through the engine's own conversion gives the words of its 16 kHz mono
         // conversion by sox. (8 kHz flite speech is too ambiguous for the model to compare
         // stably; the corpus's 8 kHz recording is measured in the WER benchmark.)
-        guard let wav = Flite.speech("go forward ten meters"),
-              let a = Flite.convert(wav, rate: 44100, channels: 2), let b = Flite.convert(wav, rate: 48000, channels: 1)
-        else { return }
+        let wav = try #require(Flite.speech("go forward ten meters"))
+        let a = try #require(Flite.convert(wav, rate: 44100, channels: 2)), b = try #require(Flite.convert(wav, rate: 48000, channels: 1))
         for f in [a, b] {
-            guard let reference = Flite.convert(f, rate: 16000, channels: 1) else { return }
+            let reference = try #require(Flite.convert(f, rate: 16000, channels: 1))
             let ours = finals(try CLI.run(["run", "graphs/transcribe.json", "--source", f.path, "--json"])).map { $0["text"] as? String }
             let theirs = finals(try CLI.run(["run", "graphs/transcribe.json", "--source", reference.path, "--json"])).map { $0["text"] as? String }
             #expect(ours == theirs, "\(f.lastPathComponent): \(ours) vs \(theirs)")
@@ -216,12 +212,8 @@ import Testing
         #expect(direct.first?["text"] as? String == "go forward ten meters")
     }
 
-    @Test func corpusFilesAtTheirOwnRatesMatchTheir16kConversions() throws {
-        let corpus = CLI.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
-        guard FileManager.default.fileExists(atPath: corpus.path) else {
-            print("skipped: ../shared/corpus is absent")
-            return
-        }
+    @Test(.flite, .sharedCorpus) func corpusFilesAtTheirOwnRatesMatchTheir16kConversions() throws {
+        let corpus = CLI.sharedCorpus
         // Words of the file at its own rate (engine conversion) vs its 16 kHz mono conversion
         // by sox: resamplers differ in the last bits, so the decoder may differ on a word;
         // the engine's path must be no worse against the reference transcript.
@@ -231,10 +223,10 @@ import Testing
             // The 35 s telephone recording: its first 10 s (three sentences), kept at 8 kHz.
             let long = name.hasPrefix("osr")
             let full = corpus.appendingPathComponent(name)
-            guard let original = long ? Flite.convert(full, rate: 8000, channels: 1, seconds: 10) : full else { return }
+            let original = try #require(long ? Flite.convert(full, rate: 8000, channels: 1, seconds: 10) : full)
             var reference = (manifest.first { $0["file"] as? String == name }?["transcript"] as? String ?? "").split(separator: " ").map(String.init)
             if long { reference = Array(reference.prefix(23)) }  // up to "neighbor's house"
-            guard let converted = Flite.convert(original, rate: 16000, channels: 1) else { return }
+            let converted = try #require(Flite.convert(original, rate: 16000, channels: 1))
             let a = finals(try CLI.run(["run", "graphs/dictation.json", "--source", original.path, "--json", "--set", "asr.partials=0"])).compactMap { $0["text"] as? String }
             let b = finals(try CLI.run(["run", "graphs/dictation.json", "--source", converted.path, "--json", "--set", "asr.partials=0"])).compactMap { $0["text"] as? String }
             let ours = wordErrors(a.joined(separator: " "), reference), theirs = wordErrors(b.joined(separator: " "), reference)
@@ -258,8 +250,8 @@ import Testing
         return row[h.count]
     }
 
-    @Test func stopDeliversTheFinal() throws {
-        guard let wav = Flite.speech("go forward ten meters and then turn left at the second corner") else { return }
+    @Test(.flite) func stopDeliversTheFinal() throws {
+        let wav = try #require(Flite.speech("go forward ten meters and then turn left at the second corner"))
         // Ctrl-C once the second word shows in a partial (no timing assumptions).
         let stopped = try CLI.run(["run", "graphs/transcribe.json", "--source", wav.path, "--json", "--realtime",
                                    "--set", "eos.mode=none"], interruptWhen: { out in
@@ -271,8 +263,8 @@ import Testing
         #expect(!text.contains("corner"), "stopped before the end")
     }
 
-    @Test func badModelGrammarAndKeyphraseAreClearErrors() throws {
-        guard let wav = Flite.speech("go forward ten meters") else { return }
+    @Test(.flite) func badModelGrammarAndKeyphraseAreClearErrors() throws {
+        let wav = try #require(Flite.speech("go forward ten meters"))
         let dir = CLI.tempDir()
         let missing = try CLI.run(["run", "graphs/transcribe.json", "--source", wav.path, "--set", "asr.hmm=/nonexistent/model"])
         #expect(missing.status == 2 && missing.stderrLines.count == 1)

@@ -8,7 +8,7 @@ import Testing
 @Suite struct SignalTests {
     static let stopping: [Int32] = [SIGTERM, SIGHUP, SIGINT]
 
-    @Test(.enabled(if: Flite.isAvailable, "flite is not installed"), arguments: stopping)
+    @Test(.flite, .enabled(if: Flite.isAvailable, "flite is not installed"), arguments: stopping)
     func aSignalMidUtteranceStillDeliversItsFinal(_ signal: Int32) throws {
         let wav = try #require(Flite.speech("go forward ten meters find japanese restaurants nearby"))
         // Signalled at the first partial: the utterance has begun and not ended.

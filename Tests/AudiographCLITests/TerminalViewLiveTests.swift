@@ -5,8 +5,9 @@ import Testing
 /// The terminal view on live input: the dictation graph captures the test daemon's pipe
 /// source in a pseudo-terminal while flite speech is fed in real time.
 extension PulseIntegrationTests {
-    @Test func liveTerminalShowsStateTimeLevelAndPartial() throws {
-        guard Self.daemon(), let pipe = Self.pipe, let wav = Flite.speech("find japanese restaurants nearby") else { return }
+    @Test(.flite, .pulseDaemon, .pseudoTerminal) func liveTerminalShowsStateTimeLevelAndPartial() throws {
+        let pipe = try #require(Self.pipe)
+        let wav = try #require(Flite.speech("find japanese restaurants nearby"))
         let samples = try WAVFixture.read(wav).samples.map { Int16(truncatingIfNeeded: $0) }
         let feeder = Thread { Self.feed(samples + [Int16](repeating: 0, count: 32000), to: pipe, after: 2.5) }
         feeder.start()

@@ -39,10 +39,9 @@ import Testing
         return String(text[..<end])
     }
 
-    @Test func partialsStatusAndLevelHaveTheirOwnPlaces() throws {
-        guard let wav = Flite.speech(["go forward ten meters", "find japanese restaurants nearby and the status of flight l x forty"], pause: 1.5),
-              let raw = try Self.inTerminal(["run", "graphs/dictation.json", "--source", wav.path, "--realtime"])
-        else { return }
+    @Test(.flite, .pseudoTerminal) func partialsStatusAndLevelHaveTheirOwnPlaces() throws {
+        let wav = try #require(Flite.speech(["go forward ten meters", "find japanese restaurants nearby and the status of flight l x forty"], pause: 1.5))
+        let raw = try #require(try Self.inTerminal(["run", "graphs/dictation.json", "--source", wav.path, "--realtime"]))
         // While the first utterance is spoken: the status line (progress, level) and, on its
         // own line below it, the partial; neither overwrites the other.
         let during = try #require(Self.upTo("… go", in: raw), "no partial shown: \(raw.suffix(400))")
@@ -66,10 +65,9 @@ import Testing
         #expect(raw.contains("\u{1B}[2m"), "partials dimmed")
     }
 
-    @Test func noColourWithNoColorAndNothingLiveWhenPiped() throws {
-        guard let wav = Flite.speech("go forward ten meters"),
-              let raw = try Self.inTerminal(["run", "graphs/dictation.json", "--source", wav.path, "--realtime"], noColor: true)
-        else { return }
+    @Test(.flite, .pseudoTerminal) func noColourWithNoColorAndNothingLiveWhenPiped() throws {
+        let wav = try #require(Flite.speech("go forward ten meters"))
+        let raw = try #require(try Self.inTerminal(["run", "graphs/dictation.json", "--source", wav.path, "--realtime"], noColor: true))
         #expect(raw.range(of: "\u{1B}\\[[0-9;]*m", options: .regularExpression) == nil, "no colour with NO_COLOR")
         #expect(raw.contains("… go"), "the live area still shows")
         let piped = try CLI.run(["run", "graphs/dictation.json", "--source", wav.path])
