@@ -336,6 +336,7 @@ do {
     case "pulse":
         let fragments = args.count > 2 ? args[2].split(separator: ",").compactMap { Double($0).map { $0 / 1000 } } : [0.01, 0.02]
         try await benchPulse(seconds: args.count > 1 ? Double(args[1]) ?? 20 : 20, fragments: fragments)
+    case "allocations": try await benchAllocations()
     case "confidence-features":
         guard args.count >= 3 else { print("USAGE: audiograph-bench confidence-features GRAPH FILE..."); exit(2) }
         try await confidenceFeatures(args[1], Array(args.dropFirst(2)))
@@ -343,7 +344,7 @@ do {
         guard args.count == 2 else { print("USAGE: audiograph-bench vad FOLDER"); exit(2) }
         try await benchVAD(args[1])
     default:
-        print("USAGE: audiograph-bench engine [FILE.wav] [--runs N] | resample | model | vad FOLDER | pulse [SECONDS] [FRAGMENT_MS,...] | confidence-features GRAPH FILE...")
+        print("USAGE: audiograph-bench engine [FILE.wav] [--runs N] | resample | model | vad FOLDER | pulse [SECONDS] [FRAGMENT_MS,...] | allocations | confidence-features GRAPH FILE...")
         exit(args.isEmpty ? 0 : 2)
     }
 } catch {

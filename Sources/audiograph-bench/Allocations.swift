@@ -1,0 +1,63 @@
+import AudioGraph
+import AudioGraphCore
+import CAllocCounter
+import Foundation
+import Synchronization
+
+/// `audiograph-bench allocations`: heap allocations on the render thread, counted by the
+/// malloc shim in CAllocCounter, for graphs that cover the render path: sources, gain, the
+/// speech front end (resampler, mixer, vad, end-of-speech), a level meter's events and taps.
+/// One JSON line per graph: {"graph", "blocks", "allocations"}. The render path must not
+/// allocate; RenderAllocationTests holds each graph to its pinned count. Release builds only
+/// (a debug build allocates in code the optimiser removes).
+func benchAllocations() async throws {
+    func graph(_ name: String, _ build: (inout GraphDescription) -> Void) -> GraphDescription {
+        var g = GraphDescription(name: name)
+        build(&g)
+        return g
+    }
+    let graphs: [(GraphDescription, tap: String?)] = [
+        (graph("gain") { g in
+            g.addNode("src", type: "test-signal", ["signal": "pink", "rate": 48000, "channels": 2, "duration": 60])
+            g.addNode("gain", type: "gain", ["db": -6])
+            g.addNode("out", type: "null-sink")
+            g.connect("src", to: "gain"); g.connect("gain", to: "out")
+        }, nil),
+        (graph("gain-with-tap") { g in
+            g.addNode("src", type: "test-signal", ["signal": "pink", "rate": 48000, "channels": 2, "duration": 60])
+            g.addNode("gain", type: "gain", ["db": -6])
+            g.addNode("out", type: "null-sink")
+            g.connect("src", to: "gain"); g.connect("gain", to: "out")
+        }, "gain"),
+        (graph("speech-front-end-with-tap") { g in
+            g.addNode("src", type: "test-signal", ["signal": "pink", "rate": 48000, "channels": 2, "duration": 60])
+            g.addNode("rs", type: "resampler", ["rate": 16000])
+            g.addNode("mono", type: "mixer", ["channels": 1])
+            g.addNode("meter", type: "level-meter", ["interval": 0.05])
+            g.addNode("vad", type: "vad", ["probabilities": true])
+            g.addNode("eos", type: "end-of-speech", ["no-speech-timeout": 0])
+            g.addNode("out", type: "null-sink")
+            g.connect("src", to: "rs"); g.connect("rs", to: "mono"); g.connect("mono", to: "meter")
+            g.connect("meter", to: "vad"); g.connect("vad", to: "eos"); g.connect("eos", to: "out")
+        }, "vad"),
+    ]
+    // The control: an allocation the shim must see, or a count of 0 would prove nothing.
+    ag_alloc_counter_begin()
+    let control = [Int](repeating: 7, count: Int.random(in: 100...200))
+    let controlCount = ag_alloc_counter_end()
+    print("{\"graph\":\"control\",\"blocks\":\(control.count / 100),\"allocations\":\(controlCount)}")
+    for (g, tap) in graphs {
+        let counted = Atomic<Int>(0)
+        var options = AudioEngine.Options()
+        options.renderWillStart = { ag_alloc_counter_begin() }
+        options.renderDidEnd = { counted.store(Int(ag_alloc_counter_end()), ordering: .relaxed) }
+        let engine = try AudioEngine(graph: g, registry: .builtin, options: options)
+        try engine.prepare()
+        let tapped = Atomic<Int>(0)
+        if let tap { _ = try engine.installTap(onNode: tap, bufferSize: 4096) { b in tapped.add(b.frameLength, ordering: .relaxed) } }
+        let reason = try await engine.run()
+        guard reason == .endOfInput else { throw EngineError(.io, "\(g.name): run ended with \(reason)") }
+        if tap != nil && tapped.load(ordering: .relaxed) == 0 { throw EngineError(.io, "\(g.name): the tap saw nothing") }
+        print("{\"graph\":\"\(g.name)\",\"blocks\":\(engine.blocksRendered),\"allocations\":\(counted.load(ordering: .relaxed))}")
+    }
+}
