@@ -36,7 +36,7 @@ public final class PulseSink: AudioNode {
     init(_ p: ResolvedParameters) {
         let d = p.string("device")
         deviceName = d == nil || d == "default" ? nil : d
-        latency = p.number("latency", 0.05)
+        latency = p.number("latency")
     }
 
     public func open() throws(EngineError) {

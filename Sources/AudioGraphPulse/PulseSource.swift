@@ -59,8 +59,8 @@ public final class PulseSource: AudioNode {
         deviceName = d == nil || d == "default" ? nil : d
         rate = p["rate"] == nil ? nil : p.integer("rate")
         channels = p["channels"] == nil ? nil : p.integer("channels")
-        latency = p.number("latency", 0.02)
-        reconnect = p.number("reconnect", 0)
+        latency = p.number("latency")
+        reconnect = p.number("reconnect")
     }
 
     public var drainsOnStop: Bool { true }

@@ -109,7 +109,7 @@ public final class Recognizer: AudioNode {
             if keyphrase != nil {
                 throw p.error("wake-word", "a wake word is followed by a command: give a grammar or a language model, not a keyphrase")
             }
-            wake = (phrase, p.number("threshold", 1e-20), p.number("command-timeout", 5))
+            wake = (phrase, p.number("threshold"), p.number("command-timeout"))
         } else {
             wake = nil
         }
@@ -130,19 +130,19 @@ public final class Recognizer: AudioNode {
             guard !keyphrase.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw p.error("keyphrase", "expected a phrase, got an empty string")
             }
-            search = .keyphrase(keyphrase.lowercased(), threshold: p.number("threshold", 1e-20))
+            search = .keyphrase(keyphrase.lowercased(), threshold: p.number("threshold"))
         } else {
             let lm = p.string("lm") ?? SpeechModel.defaultLM
             try mustExist(lm, "lm")
             search = .languageModel(lm)
         }
-        partialFrames = Int(p.number("partials", 0.25) * 16000)
-        alternatives = p.integer("alternatives", 3)
-        continuous = p.bool("continuous", true)
-        limits = .init(hmms: p.integer("max-hmms", 4000), wordExits: p.integer("max-word-exits", 10))
+        partialFrames = Int(p.number("partials") * 16000)
+        alternatives = p.integer("alternatives")
+        continuous = p.bool("continuous")
+        limits = .init(hmms: p.integer("max-hmms"), wordExits: p.integer("max-word-exits"))
         finalPass = FinalPass(rawValue: p.string("final") ?? "utterance") ?? .utterance
-        cmnLookahead = p.number("cmn-lookahead", 0.1)
-        let previewHMMs = p.integer("preview-hmms", 1000)
+        cmnLookahead = p.number("cmn-lookahead")
+        let previewHMMs = p.integer("preview-hmms")
         let previews = finalPass == .live && cmnLookahead > 0 && partialFrames > 0 && previewHMMs > 0
         previewLimits = previews ? .init(hmms: previewHMMs, wordExits: limits.wordExits) : nil
     }

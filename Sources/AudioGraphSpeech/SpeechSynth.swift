@@ -104,17 +104,17 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     init(_ p: ResolvedParameters) throws(GraphError) {
         ownId = p.nodeId
         voiceName = p.string("voice") ?? "rms"
-        rate = p.number("rate", 1)
+        rate = p.number("rate")
         initialText = p.string("text")
         reply = p.string("reply")
         replyTo = p.string("reply-to")
-        queueCapacity = p.integer("queue", 16)
+        queueCapacity = p.integer("queue")
         var specs: [Earcon: String] = [:]
         for e in Earcon.allCases { specs[e] = p.string(e.parameter) ?? "tone" }
         earconSpecs = specs
-        echoTail = p.number("echo-tail", 0.3)
-        bargeIn = p.bool("barge-in", false)
-        gates = p.bool("gate", true) && !bargeIn
+        echoTail = p.number("echo-tail")
+        bargeIn = p.bool("barge-in")
+        gates = p.bool("gate") && !bargeIn
     }
 
     public func open() throws(EngineError) {

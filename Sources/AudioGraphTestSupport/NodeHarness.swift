@@ -63,13 +63,10 @@ public final class NodeHarness {
             case .failure(let why): throw GraphError(.badParameterValue, why.message, node: type, parameter: name)
             }
         }
-        for spec in d.parameters where values[spec.name] == nil {
-            if spec.isRequired {
-                throw GraphError(.missingParameter, "required parameter is missing", node: type, parameter: spec.name)
-            }
-            if let v = spec.defaultValue { values[spec.name] = v }
+        for spec in d.parameters where spec.isRequired && values[spec.name] == nil {
+            throw GraphError(.missingParameter, "required parameter is missing", node: type, parameter: spec.name)
         }
-        let made = try d.make(ResolvedParameters(nodeId: type, values: values))
+        let made = try d.make(ResolvedParameters(nodeId: type, values: d.filledWithDefaults(values)))
         try made.open()
         let accepted = offered.indices.map { made.acceptedFormat(forInput: $0, offered: offered[$0], all: offered) }
         node = made

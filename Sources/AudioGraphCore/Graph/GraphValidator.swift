@@ -51,14 +51,11 @@ public enum GraphValidator {
                     error(.badParameterValue, why.message, at: at, node: spec.id, parameter: name)
                 }
             }
-            for p in descriptor.parameters where values[p.name] == nil && spec.params[p.name] == nil {
-                if p.isRequired {
-                    error(.missingParameter, "required parameter is missing (\(p.kindDescription): \(p.help))",
-                          at: spec.location, node: spec.id, parameter: p.name)
-                } else if let d = p.defaultValue {
-                    values[p.name] = d
-                }
+            for p in descriptor.parameters where p.isRequired && values[p.name] == nil && spec.params[p.name] == nil {
+                error(.missingParameter, "required parameter is missing (\(p.kindDescription): \(p.help))",
+                      at: spec.location, node: spec.id, parameter: p.name)
             }
+            values = descriptor.filledWithDefaults(values)
             indexById[spec.id] = nodes.count
             nodes.append(.init(id: spec.id, descriptor: descriptor,
                                parameters: ResolvedParameters(nodeId: spec.id, file: graph.file, values: values)))

@@ -74,6 +74,16 @@ public struct NodeDescriptor: Sendable {
         self.make = make
     }
 
+    /// `values` with the default of every parameter not given: what a factory is handed
+    /// (the validator and the test harness both fill them in here).
+    public func filledWithDefaults(_ values: [String: ParameterValue]) -> [String: ParameterValue] {
+        var filled = values
+        for p in parameters where filled[p.name] == nil {
+            if let d = p.defaultValue { filled[p.name] = d }
+        }
+        return filled
+    }
+
     /// The spec of parameter `name`, if the type has one.
     public func parameter(_ name: String) -> ParameterSpec? {
         parameters.first { $0.name == name }

@@ -1,6 +1,6 @@
-/// A node's parameters after validation: every value checked against its spec, defaults
-/// filled in. Handed to a node type's factory; typed accessors never fail for parameters
-/// the descriptor declares.
+/// A node's parameters after validation: every value checked against its spec, the
+/// descriptor's defaults filled in (``NodeDescriptor/filledWithDefaults(_:)``), so the
+/// descriptor is the one place a default is written. Handed to a node type's factory.
 public struct ResolvedParameters: Sendable {
     /// The node id, for error messages.
     public let nodeId: String
@@ -18,16 +18,24 @@ public struct ResolvedParameters: Sendable {
     /// The raw value, or nil when the parameter was not given and has no default.
     public subscript(name: String) -> ParameterValue? { values[name] }
 
-    /// A number parameter (or `fallback` when absent).
-    public func number(_ name: String, _ fallback: Double = 0) -> Double {
+    /// A number parameter. Validation fills in the descriptor's default, so this is the
+    /// value for every parameter that has one; 0 for an optional parameter not given (use
+    /// ``optionalNumber(_:)`` for those).
+    public func number(_ name: String) -> Double { optionalNumber(name) ?? 0 }
+
+    /// A number parameter, or nil when it was not given and has no default.
+    public func optionalNumber(_ name: String) -> Double? {
         if case .number(let n) = values[name] { return n }
-        return fallback
+        return nil
     }
 
-    /// An integer parameter (or `fallback` when absent).
-    public func integer(_ name: String, _ fallback: Int = 0) -> Int {
-        if case .number(let n) = values[name] { return Int(n) }
-        return fallback
+    /// An integer parameter (see ``number(_:)``).
+    public func integer(_ name: String) -> Int { Int(number(name)) }
+
+    /// A boolean parameter (see ``number(_:)``; false for an optional one not given).
+    public func bool(_ name: String) -> Bool {
+        if case .bool(let b) = values[name] { return b }
+        return false
     }
 
     /// A string, choice or path parameter (nil when absent).
@@ -36,8 +44,17 @@ public struct ResolvedParameters: Sendable {
         return nil
     }
 
-    /// A boolean parameter (or `fallback` when absent).
-    public func bool(_ name: String, _ fallback: Bool = false) -> Bool {
+    /// A number parameter, or `fallback` when absent.
+    @available(*, deprecated, message: "the descriptor's default is filled in by validation: use number(_:) or optionalNumber(_:)")
+    public func number(_ name: String, _ fallback: Double) -> Double { optionalNumber(name) ?? fallback }
+
+    /// An integer parameter, or `fallback` when absent.
+    @available(*, deprecated, message: "the descriptor's default is filled in by validation: use integer(_:)")
+    public func integer(_ name: String, _ fallback: Int) -> Int { optionalNumber(name).map { Int($0) } ?? fallback }
+
+    /// A boolean parameter, or `fallback` when absent.
+    @available(*, deprecated, message: "the descriptor's default is filled in by validation: use bool(_:)")
+    public func bool(_ name: String, _ fallback: Bool) -> Bool {
         if case .bool(let b) = values[name] { return b }
         return fallback
     }

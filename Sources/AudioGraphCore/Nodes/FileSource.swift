@@ -45,7 +45,7 @@ public final class FileSource: AudioNode {
     init(_ p: ResolvedParameters) {
         path = p.string("path") ?? ""
         startSeconds = p.number("start")
-        loops = p.integer("loop", 1)
+        loops = p.integer("loop")
     }
 
     /// Whether `path` is read by the WAV reader (by its extension) rather than libsndfile.

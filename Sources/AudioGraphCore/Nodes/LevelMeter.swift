@@ -10,7 +10,7 @@ public final class LevelMeter: AudioNode {
         role: .processor,
         parameters: [ParameterSpec("interval", .number(0.005...3600), default: 0.1, unit: "s",
                                    help: "stream time between level events")],
-        make: { p throws(GraphError) in LevelMeter(interval: p.number("interval", 0.1)) })
+        make: { p throws(GraphError) in LevelMeter(interval: p.number("interval")) })
 
     let interval: Double
     private var windowFrames = 1

@@ -18,8 +18,8 @@ public final class TestSignalSource: AudioNode {
             ParameterSpec("seed", .integer(1...Int(Int32.max)), default: 1, help: "noise generator seed"),
         ],
         make: { p throws(GraphError) in
-            let rate = Double(p.integer("rate", 48000))
-            if p.string("signal") == "sine" && p.number("frequency", 1000) >= rate / 2 {
+            let rate = Double(p.integer("rate"))
+            if p.string("signal") == "sine" && p.number("frequency") >= rate / 2 {
                 throw p.error("frequency", "expected below half the sample rate (\(rate / 2) Hz), got \(p.number("frequency"))")
             }
             return TestSignalSource(p)
@@ -37,12 +37,12 @@ public final class TestSignalSource: AudioNode {
 
     init(_ p: ResolvedParameters) {
         signal = p.string("signal") ?? "sine"
-        frequency = p.number("frequency", 1000)
-        amplitude = pow10(p.number("level", -20) / 20)
-        format = StreamFormat(sampleRate: Double(p.integer("rate", 48000)), channelCount: p.integer("channels", 1))
-        let d = p.number("duration", 1)
+        frequency = p.number("frequency")
+        amplitude = pow10(p.number("level") / 20)
+        format = StreamFormat(sampleRate: Double(p.integer("rate")), channelCount: p.integer("channels"))
+        let d = p.number("duration")
         totalFrames = d > 0 ? Int64((d * format.sampleRate).rounded()) : nil
-        seed = UInt32(p.integer("seed", 1))
+        seed = UInt32(p.integer("seed"))
         rng = seed
     }
 

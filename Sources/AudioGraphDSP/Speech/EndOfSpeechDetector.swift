@@ -21,9 +21,9 @@ public final class EndOfSpeechDetector: AudioNode {
                           help: "none: never ends an utterance; short: 0.5 s of silence (commands); long: 1.2 s (dictation)"),
             ParameterSpec("silence", .number(0.05...30), unit: "s", help: "silence that ends an utterance (overrides mode)"),
             ParameterSpec("complete", .number(0.05...30), unit: "s",
-                          help: "grammar-aware: with a recognizer's grammar search downstream, the silence that ends an utterance once its hypothesis is a whole sentence of the grammar (setting it or `incomplete` turns this on)"),
+                          help: "grammar-aware: with a recognizer's grammar search downstream, the silence that ends an utterance once its hypothesis is a whole sentence of the grammar (setting it or `incomplete` turns this on; \(completeDefault) s when only `incomplete` is set)"),
             ParameterSpec("incomplete", .number(0.05...30), unit: "s",
-                          help: "grammar-aware: the silence that ends an utterance whose hypothesis is not (yet) a whole sentence (default 1.2 s when `complete` is set)"),
+                          help: "grammar-aware: the silence that ends an utterance whose hypothesis is not (yet) a whole sentence (\(incompleteDefault) s when only `complete` is set)"),
             ParameterSpec("no-speech-timeout", .number(0...3600), default: 5, unit: "s",
                           help: "end the session (reason no-speech) if nobody speaks this long from the start; 0: never"),
             ParameterSpec("max-duration", .number(0...3600), default: 30, unit: "s",
@@ -40,6 +40,10 @@ public final class EndOfSpeechDetector: AudioNode {
     /// The vad announces sound at the end of the 20-32 ms frame it is first heard in, up to
     /// 0.03 s after the `t` it gives it: the window waits that long for the announcement.
     static let announceLag = 0.03
+    /// The grammar-aware windows when only the other one is given (these two parameters have
+    /// no default of their own: setting either turns the mode on).
+    static let completeDefault = 0.25
+    static let incompleteDefault = 1.2
     /// How long past `max-duration` an utterance may run waiting for a pause.
     static let hardLimitExtra = 10.0
     let noSpeechTimeout: Double
@@ -67,12 +71,13 @@ public final class EndOfSpeechDetector: AudioNode {
             }
         }
         if p["complete"] != nil || p["incomplete"] != nil {
-            grammarWindows = (p.number("complete", 0.25), p.number("incomplete", 1.2))
+            grammarWindows = (p.optionalNumber("complete") ?? Self.completeDefault,
+                              p.optionalNumber("incomplete") ?? Self.incompleteDefault)
         } else {
             grammarWindows = nil
         }
-        noSpeechTimeout = p.number("no-speech-timeout", 5)
-        maxDuration = p.number("max-duration", 0)
+        noSpeechTimeout = p.number("no-speech-timeout")
+        maxDuration = p.number("max-duration")
     }
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {

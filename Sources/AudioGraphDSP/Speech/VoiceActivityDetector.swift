@@ -83,12 +83,12 @@ public final class VoiceActivityDetector: AudioNode {
     private var gate = PlaybackGate()
 
     init(_ p: ResolvedParameters) {
-        sensitivity = p.number("sensitivity", 0.5)
-        frameSeconds = p.number("frame", 0.025)
-        minSpeechFrames = max(1, Int((p.number("min-speech", 0.08) / Self.hop).rounded()))
-        hangoverFrames = max(1, Int((p.number("hangover", 0.2) / Self.hop).rounded()))
+        sensitivity = p.number("sensitivity")
+        frameSeconds = p.number("frame")
+        minSpeechFrames = max(1, Int((p.number("min-speech") / Self.hop).rounded()))
+        hangoverFrames = max(1, Int((p.number("hangover") / Self.hop).rounded()))
         reportProbabilities = p.bool("probabilities")
-        background = Float(p.number("background", 15))
+        background = Float(p.number("background"))
     }
 
     /// Evidence threshold for starting speech at this sensitivity (ending uses 60% of it).
