@@ -25,6 +25,9 @@ let package = Package(
         .systemLibrary(
             name: "CPocketSphinx", pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]),
+        /// What the decoder needs beyond PocketSphinx's API (log capture, a cepstral-mean
+        /// meter, a cut vocabulary), in C; compiled against CPocketSphinx's pkg-config flags.
+        .target(name: "CPocketSphinxSupport", dependencies: ["CPocketSphinx"]),
         /// SIMD inner loops with run-time CPU dispatch (AVX2+FMA or SSE). No unsafe flags in
         /// any target: SwiftPM refuses them in a package other packages depend on by version.
         .target(name: "CDSPKernels"),
@@ -35,7 +38,7 @@ let package = Package(
         .target(name: "AudioGraphCore", dependencies: ["CSndFile"]),
         .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CFFTW", "CDSPKernels"]),
         .target(name: "AudioGraphPulse", dependencies: ["AudioGraphCore", "CPulse"]),
-        .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "AudioGraphDSP", "CPocketSphinx", "CFlite"]),
+        .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "AudioGraphDSP", "CPocketSphinx", "CPocketSphinxSupport", "CFlite"]),
         .target(
             name: "AudioGraph",
             dependencies: ["AudioGraphCore", "AudioGraphDSP", "AudioGraphPulse", "AudioGraphSpeech"]),

@@ -1,5 +1,6 @@
 import AudioGraphCore
 import CPocketSphinx
+import CPocketSphinxSupport
 import Foundation
 
 /// The one place that calls PocketSphinx (0.8 / 5prealpha `cmd_ln_t` API).
@@ -133,7 +134,7 @@ final class PocketSphinxDecoder {
 
     /// Measures each utterance's cepstral mean on a second front end (the decoder's own is
     /// left undisturbed), so a single live pass can normalise like a whole-utterance one.
-    private let meter: UnsafeMutablePointer<ag_cmn_meter_t>?
+    private let meter: OpaquePointer?
 
     /// Starts measuring a new utterance's cepstral mean.
     func startCepstralMean() { if let meter { ag_cmn_meter_start(meter) } }
@@ -149,12 +150,18 @@ final class PocketSphinxDecoder {
         if let meter { ag_cmn_meter_add(meter, samples, count) }
     }
 
+    /// What a cepstral-mean meter has measured (saved and put back whole).
+    typealias CepstralMean = ag_cmn_meter_state_t
+
+    /// Hands memory PocketSphinx freed into malloc's arenas back to the system.
+    static func releaseFreeMemory() { ag_release_free_memory() }
+
     /// What the mean has measured so far (nil without a meter).
-    func savedCepstralMean() -> ag_cmn_meter_state_t? { meter?.pointee.state }
+    func savedCepstralMean() -> CepstralMean? { meter.map { ag_cmn_meter_get_state($0) } }
 
     /// Puts the measured mean back as it was when `state` was saved.
-    func restoreCepstralMean(_ state: ag_cmn_meter_state_t?) {
-        if let meter, let state { meter.pointee.state = state }
+    func restoreCepstralMean(_ state: CepstralMean?) {
+        if let meter, let state { ag_cmn_meter_set_state(meter, state) }
     }
 
     /// Normalises the next frames with the mean measured so far in this utterance.
@@ -167,6 +174,9 @@ final class PocketSphinxDecoder {
         ps_free(decoder)
         cmd_ln_free_r(config)
     }
+
+    /// Sends PocketSphinx's log nowhere (until a load captures it again).
+    static func silenceLogging() { err_set_logfp(nil) }
 
     /// PocketSphinx's last error message, cleaned of its source-location prefix.
     static func lastError() -> String {

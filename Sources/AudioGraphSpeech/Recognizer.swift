@@ -1,5 +1,4 @@
 import AudioGraphCore
-import CPocketSphinx
 import Foundation
 import Synchronization
 

@@ -1,5 +1,4 @@
 import AudioGraphCore
-import CPocketSphinx
 import Foundation
 
 /// Where Debian's pocketsphinx-en-us model lives, and checks that a model is complete.
@@ -38,6 +37,6 @@ public enum SpeechModel {
     /// Routes PocketSphinx's log lines away from stderr (they would break the one-line
     /// error rule and `--json` output).
     public static func silenceLogging() {
-        err_set_logfp(nil)
+        PocketSphinxDecoder.silenceLogging()
     }
 }

@@ -1,5 +1,4 @@
 import AudioGraphCore
-import CPocketSphinx
 import Foundation
 
 /// Feeding the decoder: the session's first utterance held until its cepstral mean is

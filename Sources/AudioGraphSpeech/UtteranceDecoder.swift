@@ -1,5 +1,4 @@
 import AudioGraphCore
-import CPocketSphinx
 
 /// The recognizer's decoding thread: turns 16 kHz blocks, and the boundary markers that
 /// travel with them, into PocketSphinx utterances, partial results and final results.
@@ -74,7 +73,7 @@ final class UtteranceDecoder {
     /// `speechStart` (decoded, but no partial results yet) or its `speechDropped` (undone).
     var tentative = false
     /// The measured cepstral mean from before the tentative part, to put back if it is undone.
-    var meanBeforeTentative: ag_cmn_meter_state_t?
+    var meanBeforeTentative: PocketSphinxDecoder.CepstralMean?
     /// Whether the vad's last hint of possible speech awaits its outcome.
     var possibleSpeech = false
     var utterance = 0
@@ -291,7 +290,7 @@ final class UtteranceDecoder {
         previewed = 0
         batch.removeAll(keepingCapacity: true)
         closingIn = nil
-        ag_release_free_memory()
+        PocketSphinxDecoder.releaseFreeMemory()
     }
 
     /// Opens the next part of the utterance when speech resumes after a closed part.
@@ -350,7 +349,7 @@ final class UtteranceDecoder {
         parts.append(decoder.result(utterance: utterance, start: feedStart, end: t, alternatives: settings.alternatives))
         // PocketSphinx frees each utterance's lattice and tables into malloc's per-thread
         // arena, which glibc keeps: hand it back so a long session's memory stays flat.
-        ag_release_free_memory()
+        PocketSphinxDecoder.releaseFreeMemory()
     }
 
     func end(at t: Double) {

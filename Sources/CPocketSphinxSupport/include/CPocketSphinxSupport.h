@@ -1,0 +1,64 @@
+#pragma once
+// What the decoder (AudioGraphSpeech's PocketSphinxDecoder) needs from PocketSphinx that its
+// API does not offer directly: its log captured and a fatal load survived, a side front end
+// measuring the cepstral mean, a language model cut to its most likely words, and malloc's
+// freed memory handed back. PocketSphinx's types appear as incomplete structs here (Swift
+// sees them as OpaquePointer, as it does through the CPocketSphinx module).
+#include <stddef.h>
+#include <stdint.h>
+
+struct ps_decoder_s;
+struct cmd_ln_s;
+struct ngram_model_s;
+
+// MARK: log and errors (ErrorCapture.c)
+
+/// Routes PocketSphinx's log here (nothing reaches stderr) and clears the last error.
+void ag_ps_capture_log(void);
+
+/// The error-level messages PocketSphinx logged since `ag_ps_capture_log`, joined by " | "
+/// ("" if none).
+const char *ag_ps_last_error(void);
+
+/// `ps_init`, except that a fatal error PocketSphinx meets while loading returns NULL with
+/// `*fatal` set instead of ending the process. What the failed load allocated is leaked
+/// (PocketSphinx has no way to unwind it): a few files and buffers, once per failure.
+struct ps_decoder_s *ag_ps_init_guarded(struct cmd_ln_s *config, int *fatal);
+
+/// Hands memory freed into malloc's arenas back to the system (PocketSphinx allocates and
+/// frees per-utterance lattices and tables on the decoding thread).
+void ag_release_free_memory(void);
+
+// MARK: cepstral mean (CepstralMeanMeter.c)
+
+/// What a cepstral-mean meter has measured: saved and put back whole when audio it took in
+/// turns out not to count.
+typedef struct { double sum[64]; long frames; } ag_cmn_meter_state_t;
+
+/// Running cepstral mean of an utterance, measured on a side front end as audio arrives.
+typedef struct ag_cmn_meter ag_cmn_meter_t;
+
+/// A meter with the decoder's front-end configuration; NULL if one cannot be made.
+ag_cmn_meter_t *ag_cmn_meter_new(struct ps_decoder_s *ps);
+void ag_cmn_meter_free(ag_cmn_meter_t *m);
+/// Starts a new utterance: sums back to zero.
+void ag_cmn_meter_start(ag_cmn_meter_t *m);
+/// Starts a new utterance keeping what was measured before, weighted as at most `keep`
+/// frames, so the mean carries over from utterance to utterance and follows slow changes.
+void ag_cmn_meter_continue(ag_cmn_meter_t *m, long keep);
+/// Adds `n` 16 kHz samples (no allocation).
+void ag_cmn_meter_add(ag_cmn_meter_t *m, const int16_t *samples, size_t n);
+/// Sets the decoder's live cepstral mean to the mean measured so far; 0 if none yet.
+int ag_cmn_meter_apply(ag_cmn_meter_t *m, struct ps_decoder_s *ps);
+/// What the meter has measured so far.
+ag_cmn_meter_state_t ag_cmn_meter_get_state(const ag_cmn_meter_t *m);
+/// Puts back what was measured when `state` was taken.
+void ag_cmn_meter_set_state(ag_cmn_meter_t *m, ag_cmn_meter_state_t state);
+
+// MARK: preview vocabulary (TopWordsModel.c)
+
+/// The language model of a search (`ps_get_lm`) with its vocabulary cut to the `keep` most
+/// likely words (unigram probability) and the sentence markers; the n-grams are shared, not
+/// copied. NULL if the search's set does not hold the one model PocketSphinx names "default".
+/// Release with ngram_model_free.
+struct ngram_model_s *ag_top_words_lm(struct ngram_model_s *set, struct cmd_ln_s *config, int32_t keep);
