@@ -22,10 +22,10 @@ final class PulseReconnector: @unchecked Sendable {
     let target: Target
     let patience: Double
     private let ring: FrameRing
-    private let wake = Wakeup()
+    private let worker = WorkerThread(name: "audiograph.pulse-reconnect")
+    private var wake: Wakeup { worker.wake }
+    private var closing: Bool { worker.isStopping }
     private let lostStream = Atomic<Bool>(false)
-    private let closing = Atomic<Bool>(false)
-    private let exited = Atomic<Bool>(false)
     /// Set when a new stream waits in `replacement`; cleared by the render thread on taking it.
     let ready = Atomic<Bool>(false)
     /// Set when `patience` ran out without a server.
@@ -41,9 +41,8 @@ final class PulseReconnector: @unchecked Sendable {
         self.target = target
         self.patience = patience
         self.ring = ring
-        let t = Thread { [self] in run() }
-        t.name = "audiograph.pulse-reconnect"
-        t.start()
+        let box = UncheckedSendable(self)
+        worker.start { _ in box.value.run() }
     }
 
     /// Render thread: the stream failed and its audio is used up. Lock-free.
@@ -64,23 +63,21 @@ final class PulseReconnector: @unchecked Sendable {
 
     /// Stops retrying and closes every stream it made; waits for its thread. Not real-time.
     func close() {
-        closing.store(true, ordering: .releasing)
-        wake.signal()
-        while !exited.load(ordering: .acquiring) { usleep(1000) }
+        worker.requestStop()
+        worker.join()
         replacement.withLock { $0?.close(); $0 = nil }
     }
 
     private func run() {
-        defer { exited.store(true, ordering: .releasing) }
-        while !closing.load(ordering: .acquiring) {
-            wake.wait(timeout: 1) { lostStream.load(ordering: .acquiring) || closing.load(ordering: .acquiring) }
-            guard lostStream.load(ordering: .acquiring), !closing.load(ordering: .acquiring) else { continue }
+        while !closing {
+            wake.wait(timeout: 1) { lostStream.load(ordering: .acquiring) || closing }
+            guard lostStream.load(ordering: .acquiring), !closing else { continue }
             current.close()
             retired.append(current)
             let began = monotonicSeconds()
             var attempts = 0
             var lastError = ""
-            while !closing.load(ordering: .acquiring) {
+            while !closing {
                 attempts += 1
                 do throws(EngineError) {
                     let stream = try reopen()
@@ -102,7 +99,7 @@ final class PulseReconnector: @unchecked Sendable {
                     gaveUp.store(true, ordering: .releasing)
                     return
                 }
-                wake.wait(timeout: 0.5) { closing.load(ordering: .acquiring) }
+                wake.wait(timeout: 0.5) { closing }
             }
         }
     }

@@ -6,22 +6,6 @@ import Synchronization
 /// utterance decoder (or, in assistant mode, the ``CommandListener``), and tells the engine
 /// how far through the stream it has reported.
 extension Recognizer {
-    /// Between utterances, having decoded up to `processed`: the stream time before which
-    /// nothing will be reported, the next onset queued (partial results start there) or, with
-    /// none, the end of the audio queued. Decoding thread; `pending` is its look at `onsets`.
-    func noEventsBefore(after processed: Double, pending: inout Double?) -> Double {
-        guard !onsetsLost.load(ordering: .relaxed) else { return processed }
-        let queued = Double(bitPattern: enqueuedEnd.load(ordering: .acquiring))
-        while pending.map({ $0 < processed }) ?? true {  // at `processed` itself: maybe not yet taken
-            guard let t = onsets.pop() else {
-                pending = nil
-                return max(processed, queued)
-            }
-            pending = t
-        }
-        return pending!
-    }
-
     /// Tells an end-of-speech detector whether the command so far is a whole sentence of the grammar.
     func reportProgress(_ utterances: UtteranceDecoder, _ decoder: PocketSphinxDecoder, through t: Double) {
         guard let automaton else { return }
@@ -44,7 +28,7 @@ extension Recognizer {
     }
 
     /// The decoding thread.
-    func decode(_ queue: BlockQueue, _ decoder: PocketSphinxDecoder) {
+    func decode(_ stage: LaggingStage, _ decoder: PocketSphinxDecoder) {
         let settings = UtteranceDecoder.Settings(
             nodeId: nodeId, segmentation: segmentation, finalPass: finalPass, partialFrames: partialFrames,
             alternatives: alternatives, cmnLookahead: cmnLookahead,
@@ -52,33 +36,24 @@ extension Recognizer {
         let listener = self.listener
         var reported: RecognitionResult?
         let utterances = UtteranceDecoder(
-            settings: settings, decoder: decoder, blockCapacity: queue.blocks[0].frameCapacity,
-            emit: { [results, eventsReady] e, at in
-                results.withLock { $0.events.append(StreamEvent(at: at, e)) }
+            settings: settings, decoder: decoder, blockCapacity: stage.queue.blocks[0].frameCapacity,
+            emit: { e, at in
+                stage.emit(e, at: at)
                 if case .final(_, let r) = e { reported = r }
-                eventsReady.signal()
             },
-            isCancelled: { self.cancelled.load(ordering: .relaxed) },
-            reached: { [results] t in results.withLock { $0.through = max($0.through, t) } })
-        var nextOnset: Double?
+            isCancelled: { stage.isCancelled },
+            reached: { t in stage.reached(t) })
         var finishedEarly = false
         listener?.start()
-        while true {
-            guard let (index, block) = queue.next() else {
-                if done.load(ordering: .acquiring) {
-                    if queue.hasData { continue }  // a block landed after next(): take it
-                    break
-                }
-                if !finishedEarly && inputEnded.load(ordering: .acquiring) && !queue.hasData {
-                    finishedEarly = true
-                    utterances.finish()
-                    results.withLock { $0.through = .infinity }
-                    eventsReady.signal()
-                }
-                queue.waitForData(timeout: 0.005)
-                continue
-            }
-            if !cancelled.load(ordering: .relaxed) {
+        // The input may end while the run goes on (other sources): end the utterance in
+        // flight and report through the end, so the events of nodes still running are not
+        // held back for this one.
+        while let (index, block) = stage.next(onInputEnd: {
+            finishedEarly = true
+            utterances.finish()
+            stage.reachedEnd()
+        }) {
+            if !stage.isCancelled {
                 if let listener {
                     listener.take(block, utterances)
                     if let r = reported { listener.reported(r, utterances) }
@@ -89,12 +64,10 @@ extension Recognizer {
                 reportProgress(utterances, decoder, through: block.endTime)
             }
             let end = block.endTime
-            queue.release(index)
-            let through = utterances.awaitsOnset && listener == nil ? noEventsBefore(after: end, pending: &nextOnset) : end
-            results.withLock { $0.through = max($0.through, through) }
+            stage.release(index)
+            // Between utterances nothing is reported before the next onset.
+            if utterances.awaitsOnset && listener == nil { stage.reachedIdle(after: end) } else { stage.reached(end) }
         }
         if !finishedEarly { utterances.finish() }
-        results.withLock { $0.through = .infinity }
-        eventsReady.signal()
     }
 }

@@ -4,13 +4,13 @@ import Synchronization
 
 /// `recognizer`: recognises speech with PocketSphinx and reports partial and final results.
 ///
-/// The render thread only copies 16 kHz mono blocks into a bounded queue; a decoding
-/// thread of the node's own feeds PocketSphinx. With file input a full queue makes the
-/// graph wait (nothing lost); with live input blocks are dropped and counted. Results reach
-/// the event stream through `takeStreamEvents` on the delivery thread, stamped with the
-/// audio decoded so far, so the engine can put them in stream order among the vad's events.
+/// The render thread only copies 16 kHz mono blocks into the queue of a `LaggingStage`; its
+/// decoding thread feeds PocketSphinx. With file input a full queue makes the graph wait
+/// (nothing lost); with live input blocks are dropped and counted. Results reach the event
+/// stream through `takeStreamEvents` on the delivery thread, stamped with the audio decoded
+/// so far, so the engine can put them in stream order among the vad's events.
 ///
-///     render thread ──► BlockQueue (256 blocks) ──► decoding thread ──► results ──► delivery thread
+///     render thread ──► LaggingStage (256 blocks) ──► decoding thread ──► outbox ──► delivery thread
 public final class Recognizer: AudioNode {
     public static let descriptor = NodeDescriptor(
         type: "recognizer",
@@ -70,25 +70,8 @@ public final class Recognizer: AudioNode {
     var progress = HypothesisProgress()
     private var gate = PlaybackGate()
     private var decoder: PocketSphinxDecoder?
-    private var queue: BlockQueue?
-    var eventsReady = Wakeup()
-    private var thread: Thread?
-    let done = Atomic<Bool>(false)
-    let cancelled = Atomic<Bool>(false)
-    private let exited = Atomic<Bool>(true)
-    /// Set when the node's input has ended while the run goes on (other sources): the
-    /// decoding thread then ends the utterance in flight and reports through the end of the
-    /// stream, so the events of nodes still running are not held back for it.
-    let inputEnded = Atomic<Bool>(false)
-    /// Results for the delivery thread, and how far the decoding thread has got through the
-    /// stream (the engine holds later render-thread events until it gets there).
-    let results = Locked(StreamEvents([], through: -.infinity))
-    /// Decision times of the onsets queued for the decoding thread, and the end of the audio
-    /// queued: between utterances nothing is reported before the next onset, so the engine
-    /// need not hold the vad's events back for audio the decoder has yet to work through.
-    let onsets = SPSCQueue<Double>(capacity: 1024)
-    let onsetsLost = Atomic<Bool>(false)
-    let enqueuedEnd = Atomic<UInt64>(0)
+    /// The decoding thread, its queue and its outbox of results (see `LaggingStage`).
+    var stage: LaggingStage?
     var nodeId = "recognizer"
     var segmentation = Segmentation.whole
     /// Warnings from loading the model, reported once with the first run's events.
@@ -175,10 +158,7 @@ public final class Recognizer: AudioNode {
             if let wake {
                 let spotter = try WakeWordSpotter(phrase: wake.phrase, threshold: wake.threshold, hmm: hmm, dictionary: d)
                 listener = CommandListener(nodeId: nodeId, spotter: spotter, timeout: wake.timeout,
-                                           emit: { [results, eventsReady] e, at in
-                                               results.withLock { $0.events.append(StreamEvent(at: at, e)) }
-                                               eventsReady.signal()
-                                           })
+                                           emit: { [unowned self] e, at in self.stage?.emit(e, at: at) })
             }
             automaton = d.grammarAutomaton()
             d.warmUp()
@@ -199,27 +179,20 @@ public final class Recognizer: AudioNode {
     public func prepare(_ context: PrepareContext) throws(EngineError) {
         segmentation = context.upstreamMarkers.contains(.utteranceEnd) ? .endOfSpeech
             : context.upstreamMarkers.contains(.speechStart) ? .speech : .whole
-        eventsReady = context.eventsReady
         gate = context.playbackGate
         progress = context.hypothesis
         // Reported from the live pass's hypothesis: none without partial results and a live pass.
         if automaton != nil && (finalPass == .live || partialFrames > 0) { progress.hasReporter = true } else { automaton = nil }
-        queue = BlockQueue(format: StreamFormat(sampleRate: 16000, channelCount: 1), maxFrames: context.maxFrames,
-                         blockCount: 256, policy: context.isLive ? .drop : .block)
+        stage = LaggingStage(name: "audiograph.recognizer", format: StreamFormat(sampleRate: 16000, channelCount: 1),
+                             maxFrames: context.maxFrames, blockCount: 256, policy: context.isLive ? .drop : .block,
+                             eventsReady: context.eventsReady)
         startThread()
     }
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
         let input = io.inputs[0]
-        if input.frameLength > 0 || input.markerCount > 0 {
-            // Onsets before their audio: the decoding thread reads `enqueuedEnd`, then `onsets`.
-            for m in input.markers where m.kind == .speechStart {
-                if !onsets.push(m.decided) { onsetsLost.store(true, ordering: .relaxed) }
-            }
-            queue.unsafelyUnwrapped.write(input, muting: gate)
-            enqueuedEnd.store(input.endTime.bitPattern, ordering: .releasing)
-        }
-        if io.inputsEnded { inputEnded.store(true, ordering: .releasing) }
+        if input.frameLength > 0 || input.markerCount > 0 { stage.unsafelyUnwrapped.write(input, muting: gate) }
+        if io.inputsEnded { stage.unsafelyUnwrapped.endInput() }
         if !continuous {
             // Single utterance: the session ends with the first utterance's end.
             let closing: StreamMarker.Kind = segmentation == .endOfSpeech ? .utteranceEnd : .speechEnd
@@ -229,32 +202,17 @@ public final class Recognizer: AudioNode {
     }
 
     public func finish(_ reason: EndReason) throws(EngineError) {
+        guard let stage else { return }
         if reason == .cancelled || reason == .error { abandon() }
-        done.store(true, ordering: .releasing)
-        while !exited.load(ordering: .acquiring) { usleep(1000) }
-        if let q = queue, q.lostBlocks.load(ordering: .relaxed) > 0 {
-            results.withLock {
-                $0.events.append(StreamEvent(at: .infinity, .overrun(node: nodeId, lost: q.lostBlocks.load(ordering: .relaxed))))
-            }
-        }
+        stage.finish()
+        let lost = stage.queue.lostBlocks.load(ordering: .relaxed)
+        if lost > 0 { stage.emit(.overrun(node: nodeId, lost: lost), at: .infinity) }
     }
 
-    public func abandon() {
-        cancelled.store(true, ordering: .relaxed)
-        queue?.abandoned.store(true, ordering: .relaxed)
-    }
+    public func abandon() { stage?.cancel() }
 
     public func reset() {
-        done.store(false, ordering: .relaxed)
-        cancelled.store(false, ordering: .relaxed)
-        inputEnded.store(false, ordering: .relaxed)
-        // Onsets a cancelled run left queued lie ahead of the new run's audio: they would
-        // promise too much.
-        while onsets.pop() != nil {}
         progress.reset()
-        onsetsLost.store(false, ordering: .relaxed)
-        queue?.abandoned.store(false, ordering: .relaxed)
-        enqueuedEnd.store(0, ordering: .relaxed)
         startThread()
     }
 
@@ -262,27 +220,16 @@ public final class Recognizer: AudioNode {
     /// again (an `assistant` event with reason `cancelled`). Any thread; no-op otherwise.
     public func cancelCommand() { listener?.requestCancel() }
 
-    public func takeStreamEvents(nodeId: String) -> StreamEvents? {
-        results.withLock { r in
-            defer { r.events.removeAll(keepingCapacity: true) }
-            return r
-        }
-    }
+    public func takeStreamEvents(nodeId: String) -> StreamEvents? { stage?.take() }
 
     private func startThread() {
-        guard let queue, let decoder else { return }
-        exited.store(false, ordering: .relaxed)
+        guard let stage, let decoder else { return }
         let warnings = loadWarnings.map { StreamEvent(at: 0, EngineEvent.warning(node: nodeId, message: $0)) }
         loadWarnings = []
-        results.withLock { $0 = StreamEvents(warnings, through: -.infinity) }
-        let box = UncheckedSendable((self, queue, decoder))
-        let t = Thread {
-            let (node, queue, decoder) = box.value
-            node.decode(queue, decoder)
-            node.exited.store(true, ordering: .releasing)
+        let box = UncheckedSendable((self, decoder))
+        stage.start(initial: warnings) { stage in
+            let (node, decoder) = box.value
+            node.decode(stage, decoder)
         }
-        t.name = "audiograph.recognizer"
-        thread = t
-        t.start()
     }
 }

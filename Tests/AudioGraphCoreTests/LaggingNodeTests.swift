@@ -4,62 +4,42 @@ import Testing
 
 @testable import AudioGraphCore
 
-/// A sink that works through its input on a thread of its own, slower than the render
-/// thread (as the recognizer does), and reports each block's end as a `level` event from
-/// node "lag", stamped at that time. A double for engine logic: the recognizer's own
-/// ordering is tested on real speech in the session tests.
+/// A sink that works through its input on a `LaggingStage`, slower than the render thread
+/// (as the recognizer does), and reports each block's end as a `level` event from node
+/// "lag", stamped at that time. A double for engine logic: the recognizer's own ordering is
+/// tested on real speech in the session tests.
 final class LaggingSink: AudioNode {
     static let descriptor = NodeDescriptor(
         type: "lagging-sink", summary: "Reports block ends from a slow thread (tests).", role: .sink,
         make: { _ throws(GraphError) in LaggingSink() })
 
-    private let pending = Locked<[Double]>([])
-    private let results = Locked(StreamEvents([], through: -.infinity))
-    private let done = Atomic<Bool>(false)
-    private let exited = Atomic<Bool>(false)
+    private var stage: LaggingStage?
 
     func prepare(_ context: PrepareContext) throws(EngineError) {
-        let box = UncheckedSendable(self)
-        Thread { box.value.work() }.start()
+        let stage = LaggingStage(name: "lagging-sink", format: context.inputFormats[0], maxFrames: context.maxFrames,
+                                 blockCount: 64, policy: .block, eventsReady: context.eventsReady)
+        self.stage = stage
+        stage.start { stage in
+            while let (index, block) = stage.next() {
+                let end = block.endTime
+                stage.release(index)
+                usleep(2000)  // far slower than rendering a block
+                stage.emit(.level(node: "lag", t: end, rms: 0, peak: 0), at: end)
+                stage.reached(end)
+            }
+        }
     }
 
-    /// Test double: locks on the render thread, which real nodes must not.
     func process(_ io: inout ProcessIO) -> FlowStatus {
-        let b = io.inputs[0]
-        let end = b.time + Double(b.frameLength) / b.format.sampleRate
-        pending.withLock { $0.append(end) }
+        if io.inputs[0].frameLength > 0 { stage.unsafelyUnwrapped.write(io.inputs[0]) }
         return .ok
     }
 
-    private func work() {
-        while true {
-            let next = pending.withLock { $0.isEmpty ? nil : $0.removeFirst() }
-            guard let end = next else {
-                if done.load(ordering: .acquiring) && pending.withLock({ $0.isEmpty }) { break }
-                usleep(200)
-                continue
-            }
-            usleep(2000)  // far slower than rendering a block
-            results.withLock {
-                $0.events.append(StreamEvent(at: end, .level(node: "lag", t: end, rms: 0, peak: 0)))
-                $0.through = end
-            }
-        }
-        results.withLock { $0.through = .infinity }
-        exited.store(true, ordering: .releasing)
-    }
+    func finish(_ reason: EndReason) throws(EngineError) { stage?.finish() }
 
-    func finish(_ reason: EndReason) throws(EngineError) {
-        done.store(true, ordering: .releasing)
-        while !exited.load(ordering: .acquiring) { usleep(500) }
-    }
+    func abandon() { stage?.cancel() }
 
-    func takeStreamEvents(nodeId: String) -> StreamEvents? {
-        results.withLock { r in
-            defer { r.events.removeAll() }
-            return r
-        }
-    }
+    func takeStreamEvents(nodeId: String) -> StreamEvents? { stage?.take() }
 }
 
 @Suite struct LaggingNodeTests {
@@ -84,5 +64,49 @@ final class LaggingSink: AudioNode {
         // Each block's meter reading and the slow node's report of it share a time: meter first.
         let lagFirst = zip(levels, levels.dropFirst()).filter { $0.1 == $1.1 && $0.0 == "lag" && $1.0 == "meter" }
         #expect(lagFirst.isEmpty, "\(lagFirst.first.map { "\($0.0) then \($0.1)" } ?? "")")
+    }
+
+    /// Between pieces of work a stage promises nothing before the next onset written, or the
+    /// end of the audio written; cancel stops a worker mid-queue; finish joins.
+    @Test func aStageReportsHowFarItIsComplete() throws {
+        let f = StreamFormat(sampleRate: 100, channelCount: 1)
+        let stage = LaggingStage(name: "test", format: f, maxFrames: 10, blockCount: 8, policy: .block)
+        let gate = DispatchSemaphore(value: 0)
+        let consumed = Atomic<Int>(0)
+        stage.start { stage in
+            while let (index, block) = stage.next() {
+                gate.wait()  // one block per signal
+                stage.release(index)
+                stage.reachedIdle(after: block.endTime)
+                consumed.add(1, ordering: .releasing)
+            }
+        }
+        func block(_ at: Int, markers: [StreamMarker] = []) -> AudioBuffer {
+            let b = AudioBuffer(format: f, frameCapacity: 10)
+            b.sampleTime = Int64(at)
+            b.frameLength = 10
+            for m in markers { _ = b.addMarker(m) }
+            return b
+        }
+        stage.write(block(0))                                                    // 0.0-0.1 s
+        stage.write(block(10, markers: [StreamMarker(.speechStart, t: 0.12, decided: 0.15)]))  // 0.1-0.2 s
+        stage.write(block(20))                                                   // 0.2-0.3 s
+        func waitFor(_ n: Int) {
+            gate.signal()
+            while consumed.load(ordering: .acquiring) < n { usleep(100) }
+        }
+        #expect(stage.take().through == -.infinity, "nothing consumed yet")
+        waitFor(1)
+        #expect(stage.take().through == 0.15, "idle after 0.1 s: nothing before the onset decided at 0.15 s")
+        waitFor(2)
+        #expect(stage.take().through == 0.3, "past the onset, with none queued: the end of the audio written")
+        waitFor(3)
+        #expect(stage.take().through == 0.3)
+        stage.emit(.warning(node: "x", message: "m"), at: 0.3)
+        #expect(stage.take().events.map(\.at) == [0.3])
+        stage.cancel()
+        #expect(stage.isCancelled)
+        stage.finish()
+        #expect(stage.take().through == .infinity, "a finished stage is complete")
     }
 }

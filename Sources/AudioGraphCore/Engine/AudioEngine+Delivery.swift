@@ -8,8 +8,6 @@ extension AudioEngine {
         let handler = lock.withLock { $0.handler }
         let observers = plan.steps.map(\.node).filter(\.observesEvents)
         func deliver(_ e: EngineEvent, at stamp: Double = .infinity) {
-            // cancel() discards: no final once it has been called, whatever was decoded before.
-            if case .final = e, cancelRequested.load(ordering: .acquiring) { return }
             for o in observers { o.observe(e, at: stamp) }
             handler?(e)
             if streamWanted.load(ordering: .acquiring) { eventContinuation.yield(e) }
@@ -31,7 +29,10 @@ extension AudioEngine {
             while let item = order.next(flush: flush) {
                 worked = true
                 switch item {
-                case .lagging(let e, let at): deliver(e, at: at)
+                case .lagging(let e, let at):
+                    // cancel() discards: nothing a lagging stage reports once it has been
+                    // called (a final decoded before it included) reaches anyone.
+                    if !cancelRequested.load(ordering: .acquiring) { deliver(e, at: at) }
                 case .render(let raw):
                     if let marker = EngineMarker(raw) {
                         if case .state(let s) = marker { deliver(.state(s)) }

@@ -1,8 +1,7 @@
 import Synchronization
 
 /// Taps: installing and removing them (control thread), draining them (delivery thread).
-/// A tap point's slot states are 0 free, 1 active, 2 removed (freed once drained and the
-/// render thread can no longer be in a block that saw it active).
+/// A tap point's slots go free → active → removed → free (`TapPoint.Slot.State`).
 extension AudioEngine {
     /// Installs a tap on `node`'s output `bus` that receives buffers of `bufferSize` frames,
     /// in the bus format or, with `format`, another channel count (the rate must be the
@@ -35,7 +34,7 @@ extension AudioEngine {
                 throw GraphError(.formatMismatch, "tap channel count \(format.channelCount) out of range", node: node)
             }
         }
-        guard let slot = point.slots.first(where: { $0.state.load(ordering: .acquiring) == 0 }) else {
+        guard let slot = point.slots.first(where: { $0.state == .free }) else {
             throw GraphError(.busAlreadyConnected, "bus \(bus) already has \(TapPoint.slotCount) taps", node: node)
         }
         let tap = Tap(node: node, bus: bus, bufferSize: bufferSize, format: format, point: point,
@@ -43,7 +42,7 @@ extension AudioEngine {
         slot.tap = tap
         lock.withLock { $0.taps.append(tap) }
         tapCount.add(1, ordering: .relaxed)
-        slot.state.store(1, ordering: .releasing)
+        slot.set(.active)
         return tap
     }
 
@@ -52,7 +51,7 @@ extension AudioEngine {
         guard let step = plan?.stepById[tap.node] else { return }
         for slot in step.taps[tap.bus].slots where slot.tap === tap {
             tap.queue.abandoned.store(true, ordering: .relaxed)
-            slot.state.store(2, ordering: .releasing)
+            slot.set(.removed)
         }
     }
 
@@ -64,11 +63,11 @@ extension AudioEngine {
         for step in plan.steps {
             for point in step.taps {
                 for slot in point.slots {
-                    let state = slot.state.load(ordering: .acquiring)
-                    guard state != 0, let tap = slot.tap else { continue }
+                    let state = slot.state
+                    guard state != .free, let tap = slot.tap else { continue }
                     if tap.drain() { worked = true }
-                    if state == 2 || flush { tap.flush() }
-                    if state == 2 {
+                    if state == .removed || flush { tap.flush() }
+                    if state == .removed {
                         // The render thread may have read the slot as active in the block
                         // under way: free it only once that block is over (or nothing runs).
                         let blocks = blockCount.load(ordering: .acquiring)
@@ -77,7 +76,7 @@ extension AudioEngine {
                         guard !running || blocks >= slot.removedAt + 2 else { continue }
                         slot.removedAt = -1
                         slot.tap = nil
-                        slot.state.store(0, ordering: .releasing)
+                        slot.set(.free)
                         lock.withLock { $0.taps.removeAll { $0 === tap } }
                         tapCount.subtract(1, ordering: .relaxed)
                     }

@@ -3,8 +3,8 @@ import Synchronization
 
 /// `wav-sink`: writes its input to a WAV file.
 ///
-/// The render thread only copies blocks into a bounded queue; a writer thread of the
-/// node's own converts and writes them, so no file I/O happens on the audio path. File
+/// The render thread only copies blocks into the queue of a `LaggingStage`; its writer
+/// thread converts and writes them, so no file I/O happens on the audio path. File
 /// input waits for the writer when the queue is full (nothing lost); live input drops
 /// and counts.
 public final class WAVSink: AudioNode {
@@ -21,11 +21,9 @@ public final class WAVSink: AudioNode {
 
     let path: String
     let sampleFormat: WAVFileWriter.SampleFormat
-    private var queue: BlockQueue?
+    /// The writer thread and its queue.
+    private var stage: LaggingStage?
     private var writer: WAVFileWriter?
-    private var writerThread: Thread?
-    private let done = Atomic<Bool>(false)
-    private let writerExited = Atomic<Bool>(false)
     private let writeError = Locked<EngineError?>(nil)
 
     init(_ p: ResolvedParameters) {
@@ -36,56 +34,43 @@ public final class WAVSink: AudioNode {
     public func prepare(_ context: PrepareContext) throws(EngineError) {
         let format = context.inputFormats[0]
         writer = try WAVFileWriter(path: path, format: format, sampleFormat: sampleFormat, maxFrames: context.maxFrames)
-        queue = BlockQueue(format: format, maxFrames: context.maxFrames, blockCount: 64,
-                         policy: context.isLive ? .drop : .block)
+        stage = LaggingStage(name: "audiograph.wav-sink", format: format, maxFrames: context.maxFrames, blockCount: 64,
+                             policy: context.isLive ? .drop : .block)
         startWriter()
     }
 
     private func startWriter() {
-        guard let queue, let writer else { return }
-        done.store(false, ordering: .relaxed)
-        writerExited.store(false, ordering: .relaxed)
-        let box = UncheckedSendable((queue, writer, self))
-        let thread = Thread {
-            let (queue, writer, sink) = box.value
+        guard let stage, let writer else { return }
+        let box = UncheckedSendable((writer, self))
+        stage.start { stage in
+            let (writer, sink) = box.value
             var failed = false
-            while true {
-                if let (index, block) = queue.next() {
-                    if !failed {
-                        do { try writer.append(block) } catch {
-                            failed = true
-                            sink.writeError.withLock { $0 = error as? EngineError }
-                            queue.abandoned.store(true, ordering: .relaxed)
-                        }
+            while let (index, block) = stage.next() {
+                if !failed {
+                    do { try writer.append(block) } catch {
+                        failed = true
+                        sink.writeError.withLock { $0 = error as? EngineError }
+                        stage.cancel()  // the render thread stops waiting for space
                     }
-                    queue.release(index)
-                } else if sink.done.load(ordering: .acquiring) {
-                    if !queue.hasData { break }  // a block may have landed after next()
-                } else {
-                    queue.waitForData(timeout: 0.01)
                 }
+                stage.release(index)
             }
-            sink.writerExited.store(true, ordering: .releasing)
         }
-        thread.name = "audiograph.wav-sink"
-        writerThread = thread
-        thread.start()
     }
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
         let input = io.inputs[0]
-        if input.frameLength > 0 { queue.unsafelyUnwrapped.write(input) }
+        if input.frameLength > 0 { stage.unsafelyUnwrapped.write(input) }
         return .ok
     }
 
     public func finish(_ reason: EndReason) throws(EngineError) {
-        guard let writer, let queue else { return }
-        done.store(true, ordering: .releasing)
-        while !writerExited.load(ordering: .acquiring) { Backoff.idle() }
+        guard let writer, let stage else { return }
+        stage.finish()
         self.writer = nil
         try writer.close()
         if let e = writeError.withLock({ $0 }) { throw e }
-        let lost = queue.lostBlocks.load(ordering: .relaxed)
+        let lost = stage.queue.lostBlocks.load(ordering: .relaxed)
         if lost > 0 {
             throw EngineError(.io, "\(lost) blocks were dropped because the disk was too slow", file: path)
         }
@@ -93,9 +78,10 @@ public final class WAVSink: AudioNode {
 
     public func reset() {
         // A new run writes the file anew.
-        if let q = queue, let w = try? WAVFileWriter(path: path, format: q.blocks[0].format,
-                                                        sampleFormat: sampleFormat, maxFrames: q.blocks[0].frameCapacity) {
+        if let q = stage?.queue, let w = try? WAVFileWriter(path: path, format: q.blocks[0].format,
+                                                            sampleFormat: sampleFormat, maxFrames: q.blocks[0].frameCapacity) {
             writer = w
+            writeError.withLock { $0 = nil }
             startWriter()
         }
     }
