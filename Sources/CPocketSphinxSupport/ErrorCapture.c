@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static char last_error[1024];
+// Per thread: models load on the threads that prepare graphs, several at once (concurrent
+// sessions), and PocketSphinx logs on the thread that loads.
+static _Thread_local char last_error[1024];
 
 // Where a fatal error jumps to while this thread loads a model (see `ag_ps_init_guarded`).
 static _Thread_local jmp_buf *fatal_target;

@@ -16,8 +16,8 @@ struct ngram_model_s;
 /// Routes PocketSphinx's log here (nothing reaches stderr) and clears the last error.
 void ag_ps_capture_log(void);
 
-/// The error-level messages PocketSphinx logged since `ag_ps_capture_log`, joined by " | "
-/// ("" if none).
+/// The error-level messages PocketSphinx logged on this thread since `ag_ps_capture_log`,
+/// joined by " | " ("" if none).
 const char *ag_ps_last_error(void);
 
 /// `ps_init`, except that a fatal error PocketSphinx meets while loading returns NULL with
