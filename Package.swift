@@ -38,7 +38,8 @@ let package = Package(
         .target(name: "AudioGraphCore", dependencies: ["CSndFile"]),
         .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CFFTW", "CDSPKernels"]),
         .target(name: "AudioGraphPulse", dependencies: ["AudioGraphCore", "CPulse"]),
-        .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "AudioGraphDSP", "CPocketSphinx", "CPocketSphinxSupport", "CFlite"]),
+        .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "AudioGraphDSP", "CPocketSphinx", "CPocketSphinxSupport", "CFlite"],
+                exclude: ["TUNING.md"]),
         .target(
             name: "AudioGraph",
             dependencies: ["AudioGraphCore", "AudioGraphDSP", "AudioGraphPulse", "AudioGraphSpeech"]),

@@ -33,10 +33,9 @@ final class PocketSphinxDecoder {
     /// Loads the model. Errors carry PocketSphinx's own message (a grammar's line, a file).
     ///
     /// `dropsSilence`: PocketSphinx's own voice-activity detection leaves silent frames out
-    /// of decoding (`-remove_silence`). A whole-utterance pass gains from it (corpus WER 24.4 %
-    /// vs 25.6 %); a live pass does not (25.3 % vs 25.0 %), and word times are exact only
-    /// without it (left-out frames are missing from the decoder's frame count: on the
-    /// corpus, words came up to 1.9 s late).
+    /// of decoding (`-remove_silence`). A whole-utterance pass gains from it; a live pass
+    /// does not, and word times are exact only without it (left-out frames are missing from
+    /// the decoder's frame count). Measurements: TUNING.md.
     ///
     /// `preview`: with a language model, also build a second search over the same model and
     /// acoustic front end with these (tighter) limits, for ``preview(_:count:)``.
@@ -50,9 +49,8 @@ final class PocketSphinxDecoder {
         switch search {
         case .languageModel(let lm):
             // The second (fwdflat) pass runs when an utterance's part closes, over the whole
-            // part: PocketSphinx's word beam 7e-29 and 25-frame successor window took 0.8 s
-            // on a 10 s part, past the end-of-speech window. 1e-24 and 15 frames: 0.47 s,
-            // corpus WER 24.0 -> 23.4 %, transcribe and session WER unchanged.
+            // part: a narrower word beam and successor window than PocketSphinx's keep it
+            // inside the end-of-speech window on long parts (TUNING.md).
             args += ["-lm", lm, "-fwdflatwbeam", "1e-24", "-fwdflatsfwin", "15"]
         case .grammar(let g): args += ["-jsgf", g]
         case .keyphrase(let k, let t): args += ["-keyphrase", k, "-kws_threshold", String(t)]
@@ -116,8 +114,8 @@ final class PocketSphinxDecoder {
         return added && ps_set_search(ps, mainSearch) >= 0
     }
 
-    /// Words the preview search knows. A search over the whole 134k-word model cost 0.6 s of
-    /// loading and 47 MB; with these, 0.4 s (0.16 s of it ranking the words) and 26 MB.
+    /// Words the preview search knows: the most likely ones, so the search loads in less time
+    /// and memory than one over the whole 134k-word model (TUNING.md).
     static let previewVocabulary: Int32 = 10000
 
     /// Whether ``preview(_:count:)`` has a search of its own to run.
@@ -191,8 +189,8 @@ final class PocketSphinxDecoder {
     }
 
     /// Decodes half a second of faint noise, so the first utterance does not pay for the
-    /// model's first use (pages of the memory-mapped model, first-time tables): on the corpus
-    /// in real time its first partial came 0.15-0.3 s later than the audio allowed.
+    /// model's first use (pages of the memory-mapped model, first-time tables), which delays
+    /// its first partial.
     /// The stream then starts again, so the session starts from the same state as without
     /// (noise estimate, frame numbers).
     func warmUp() {

@@ -25,10 +25,10 @@ extension UtteranceDecoder {
         next += Int64(n)
         guard decoder.inUtterance else { return }  // an open utterance's part, or a tentative one
         let first = next - Int64(n)
-        guard let left = closingIn else { return consume(scratch, n, from: first) }
+        guard case .closing(let left) = phase else { return consume(scratch, n, from: first) }
         let m = min(n, left)
         consume(scratch, m, from: first)
-        if m < left { closingIn = left - m; return }
+        if m < left { phase = .closing(samplesLeft: left - m); return }
         let end = next - Int64(n - m)  // the part ends exactly after its trailing silence
         closePart(at: Double(end) / 16000, endingAt: end)
     }
@@ -38,7 +38,7 @@ extension UtteranceDecoder {
     /// removal is off, as for a live final pass ("go forward" after zeros came out "go for"):
     /// such samples become a faint, fixed pseudo-random +-1 (real input, never exactly zero
     /// for long, is untouched). The whole-utterance pass keeps PocketSphinx's silence removal
-    /// and its zeros (24.4 % corpus WER; 25.3 % with this noise).
+    /// and its zeros (better there: TUNING.md).
     static func faintNoise(_ index: Int64) -> Int16 {
         (UInt64(bitPattern: index) &* 0x9E37_79B9_7F4A_7C15) >> 63 == 0 ? 1 : -1
     }
@@ -50,7 +50,7 @@ extension UtteranceDecoder {
         decoder.endPreview()  // before the mean is set: ending an utterance moves PocketSphinx's own
         // The hold ends at the look-ahead's end, or past it where the preview stopped (a point
         // of the stream, whatever the blocks); the mean takes in all of it.
-        let measured = min(held.count, max(seedTarget + Self.meanStep, previewed))
+        let measured = min(held.count, max(seedTarget + Tuning.meanStep, previewed))
         previewed = 0
         held.withUnsafeBufferPointer { h in
             if measured > seedTarget { decoder.measureCepstralMean(h.baseAddress! + seedTarget, count: measured - seedTarget) }
@@ -85,7 +85,7 @@ extension UtteranceDecoder {
     /// not depend on how the audio was cut into blocks.
     func previewsFirstWords() -> Bool {
         guard decoder.hasPreview && settings.partialFrames > 0 && lastPartial.isEmpty else { return false }
-        let limit = seedTarget + Self.previewReach, step = Self.firstWordsStep
+        let limit = seedTarget + Tuning.previewReach, step = Tuning.firstWordsStep
         var k = previewed
         decoder.applyCepstralMean()
         held.withUnsafeBufferPointer { h in
@@ -100,9 +100,6 @@ extension UtteranceDecoder {
         return lastPartial.isEmpty && held.count < limit
     }
 
-    /// How much audio past the look-ahead the preview may hold while it looks for words
-    /// (0.3 s: on the corpus it found them within 0.06-0.18 s where it needed more).
-    static let previewReach = 4800
 
     /// Decodes samples of the current part and reports a partial result when one is due.
     func consume(_ samples: UnsafePointer<Int16>, _ n: Int, from first: Int64) {
@@ -115,7 +112,7 @@ extension UtteranceDecoder {
             let measuring = tentative ? n : max(0, min(n, seedTarget - held.count))
             decoder.measureCepstralMean(samples, count: measuring)
             held.append(contentsOf: UnsafeBufferPointer(start: samples, count: n))
-            guard held.count >= seedTarget + Self.meanStep && !tentative, !previewsFirstWords() else { return }
+            guard held.count >= seedTarget + Tuning.meanStep && !tentative, !previewsFirstWords() else { return }
             releaseHeld()
             return reportPartialIfDue()
         }
@@ -134,19 +131,15 @@ extension UtteranceDecoder {
         var k = 0
         while k < n {
             let position = first + Int64(k)
-            var step = min(n - k, Self.meanStep - Int(position % Int64(Self.meanStep)))
-            if awaitingFirstWords { step = min(step, Self.firstWordsStep) }
+            var step = min(n - k, Tuning.meanStep - Int(position % Int64(Tuning.meanStep)))
+            if awaitingFirstWords { step = min(step, Tuning.firstWordsStep) }
             if measures { decoder.measureCepstralMean(samples + k, count: step) }
             decoder.process(samples + k, count: step)
             sinceLastPartial += step
             k += step
-            if seedFrames > 0 && (first + Int64(k)) % Int64(Self.meanStep) == 0 { decoder.applyCepstralMean() }
+            if seedFrames > 0 && (first + Int64(k)) % Int64(Tuning.meanStep) == 0 { decoder.applyCepstralMean() }
             reportPartialIfDue()
         }
     }
 
-    /// Samples between looks for the first words of an utterance (20 ms).
-    static let firstWordsStep = 320
-    /// Samples between updates of the decoder's cepstral mean as it follows an utterance.
-    static let meanStep = 512
 }

@@ -29,21 +29,6 @@ final class UtteranceDecoder {
         var decodesInParts: Bool
     }
 
-    /// How much of the previous utterances' cepstral mean a new utterance starts from
-    /// (10 ms frames), so the mean follows a change of microphone or room within minutes.
-    static let carriedMeanFrames = 3000
-    /// Audio kept before an onset so the first words are decoded from their start.
-    static let prerollSeconds = 1.0
-    /// Audio fed from before the onset: soft onsets start before the VAD's t, and the decoder
-    /// wants some silence first. The whole-utterance pass, which measures its cepstral mean
-    /// over the utterance, wants 0.3 s (corpus WER 24.0 %; 27.9 % with 0.15 s). The live pass,
-    /// normalised by the carried-over mean, does best with 0.2 s (24.0 %; 0.1 s 24.7 %,
-    /// 0.3 s 25.3 %; first-partial latency the same with either).
-    static let wholeLeadIn = 0.3
-    static let liveLeadIn = 0.2
-    /// Silence decoded after a `speech-end` (on top of the vad's hangover) before the part
-    /// closes: the decoder wants some (corpus WER 26.0 % with 0.2 s, 25.3 % with 0.3 s, 25.6 % with 0.4 s).
-    static let trailingSeconds = 0.3
 
     let settings: Settings
     let decoder: PocketSphinxDecoder
@@ -64,14 +49,43 @@ final class UtteranceDecoder {
     /// Stream time of the audio taken in so far.
     var position: Double { Double(next) / 16000 + streamShift }
 
+    /// Where the decoder is between and inside utterances.
+    ///
+    ///     idle ──hint──► tentative ──onset──► speaking ◄──resume── paused
+    ///       ▲  ◄─dropped / pre-roll spent─┘      │ ▲ speech-end        ▲
+    ///       │                                   ▼ │ speech            │ trailing silence decoded
+    ///       └──────── utterance-end ───────── closing(samplesLeft) ───┘
+    ///
+    /// (`idle` ──onset──► `speaking` directly without a hint; any open phase ──utterance end──► `idle`.)
+    enum Phase: Equatable {
+        /// Between utterances: the audio only goes into the pre-roll.
+        case idle
+        /// Decoding from the vad's hint of possible speech before its onset is confirmed: no
+        /// utterance yet, no partial results; undone if the hint is dropped.
+        case tentative
+        /// An utterance is open and its current part is being decoded.
+        case speaking
+        /// An utterance is open; its part closes after `samplesLeft` more samples of the
+        /// silence that followed a `speech-end` (decoding in parts).
+        case closing(samplesLeft: Int)
+        /// An utterance is open between two parts: the last one closed at a pause, the next
+        /// opens when speech resumes.
+        case paused
+    }
+    var phase = Phase.idle
     /// Whether an utterance is open (the decoder may be between two of its parts).
-    var open = false
+    var open: Bool {
+        switch phase {
+        case .speaking, .closing, .paused: true
+        case .idle, .tentative: false
+        }
+    }
+    /// Whether the decoder's part began at a vad `speechPossible` hint and awaits its
+    /// `speechStart` (decoded, but no partial results yet) or its `speechDropped` (undone).
+    var tentative: Bool { phase == .tentative }
     /// Whether utterances begin at the vad's markers (false: an assistant waits for its wake
     /// word; the audio only goes into the pre-roll, so a command's lead-in is there).
     var listening = true
-    /// Whether the decoder's part began at a vad `speechPossible` hint and awaits its
-    /// `speechStart` (decoded, but no partial results yet) or its `speechDropped` (undone).
-    var tentative = false
     /// The measured cepstral mean from before the tentative part, to put back if it is undone.
     var meanBeforeTentative: PocketSphinxDecoder.CepstralMean?
     /// Whether the vad's last hint of possible speech awaits its outcome.
@@ -83,8 +97,6 @@ final class UtteranceDecoder {
     var parts: [RecognitionResult] = []
     /// The closed parts' text, ahead of the current part's hypothesis in partial results.
     var prefix = ""
-    /// Samples of trailing silence still to decode before the current part closes (nil: none pending).
-    var closingIn: Int?
     /// Absolute index where the last part's audio ended.
     var partEnd: Int64 = 0
     /// Absolute index of the first sample fed for the current part.
@@ -113,9 +125,7 @@ final class UtteranceDecoder {
     // cepstral mean, which a live pass cannot know in advance. Hold the session's first
     // `seedFrames` (after the lead-in), measure their mean on a side front end, start the
     // decoder's normalisation there, decode what was held, and keep updating the mean as
-    // the utterance goes on. Corpus WER: 48 % with PocketSphinx's running mean, 28.6 % this
-    // way (the same for 0.1 to 1 s of look-ahead: following the mean does the work), 24.4 %
-    // with a second whole-utterance pass.
+    // the utterance goes on (PocketSphinx's own running mean does far worse: TUNING.md).
     let seedFrames: Int
     var seeding = false
     var seedTarget = 0
@@ -132,15 +142,15 @@ final class UtteranceDecoder {
         self.isCancelled = isCancelled
         self.reached = reached
         capacity = blockCapacity
-        let prerollLength = Int(Self.prerollSeconds * 16000)
+        let prerollLength = Int(Tuning.prerollSeconds * 16000)
         scratch = .allocate(capacity: max(capacity, prerollLength))
         preroll = [Int16](repeating: 0, count: prerollLength)
         wholePass = settings.finalPass == .utterance
-        leadIn = wholePass ? Self.wholeLeadIn : Self.liveLeadIn
+        leadIn = wholePass ? Tuning.wholeLeadIn : Tuning.liveLeadIn
         fillsDigitalSilence = !decoder.dropsSilence
         livePass = !wholePass || settings.partialFrames > 0
         seedFrames = wholePass ? 0 : Int(settings.cmnLookahead * 16000)
-        held.reserveCapacity(Int((Self.prerollSeconds + settings.cmnLookahead) * 16000) + Self.previewReach + capacity)
+        held.reserveCapacity(Int((Tuning.prerollSeconds + settings.cmnLookahead) * 16000) + Tuning.previewReach + capacity)
     }
 
     deinit { scratch.deallocate() }
@@ -168,7 +178,7 @@ final class UtteranceDecoder {
                 if tentative { abandon() }
             case (.speechStart, .speech), (.speechStart, .endOfSpeech):
                 possibleSpeech = false
-                if tentative && leadInStart(m.t) < feedFrom - Int64(Self.leadInSlack * 16000) {
+                if tentative && leadInStart(m.t) < feedFrom - Int64(Tuning.leadInSlack * 16000) {
                     abandon()  // the onset lies before the tentative part's audio
                     begin(at: m.t)
                 } else if tentative {
@@ -178,13 +188,13 @@ final class UtteranceDecoder {
                 } else if !decoder.inUtterance {
                     resume(at: m.t)
                 } else {
-                    closingIn = nil  // speech resumed within the trailing silence
+                    phase = .speaking  // speech resumed within the trailing silence
                 }
             case (.speechEnd, .endOfSpeech):
-                if open && decoder.inUtterance && settings.decodesInParts { closingIn = Int(Self.trailingSeconds * 16000) }
+                if open && decoder.inUtterance && settings.decodesInParts { phase = .closing(samplesLeft: Int(Tuning.trailingSeconds * 16000)) }
             case (.speechEnd, .speech), (.utteranceEnd, .endOfSpeech):
                 if open { end(at: m.t) }
-                speculate(from: Double(next) / 16000 - Self.weakLookback)
+                speculate(from: Double(next) / 16000 - Tuning.weakLookback)
             default: break
             }
             reached(position)
@@ -196,11 +206,10 @@ final class UtteranceDecoder {
     func drop() {
         if tentative { abandon() }
         guard open else { return }
-        open = false
+        phase = .idle
         if decoder.inUtterance { decoder.endUtterance() }
         parts.removeAll(keepingCapacity: true)
         batch.removeAll(keepingCapacity: true)
-        closingIn = nil
         if seeding { seeding = false; held.removeAll(keepingCapacity: true); previewed = 0 }
     }
 
@@ -218,7 +227,7 @@ final class UtteranceDecoder {
     /// Numbers a new utterance that began at `t` and starts its bookkeeping.
     func openUtterance(at t: Double) {
         utterance += 1
-        open = true
+        phase = .speaking
         parts.removeAll(keepingCapacity: true)
         prefix = ""
         start = max(0, t)
@@ -226,9 +235,8 @@ final class UtteranceDecoder {
     }
 
     /// Starts decoding a new utterance's audio. The session's first utterance holds its
-    /// look-ahead to measure a mean; later ones start from the mean carried over (30 s of
-    /// speech worth) and update it as they go: no hold, so their partials come sooner
-    /// (corpus WER 25.6 -> 25.3 %; 25.6 % with 5 s).
+    /// look-ahead to measure a mean; later ones start from the mean carried over
+    /// (`Tuning.carriedMeanFrames`) and update it as they go: no hold, so their partials come sooner.
     func startFirstPart(at t: Double) {
         seeding = seedFrames > 0 && utterance == 0
         if seeding { decoder.startCepstralMean() }
@@ -241,40 +249,27 @@ final class UtteranceDecoder {
     /// and its lead-in (which it decodes at about real time: most words may start there).
     /// No partial results until the onset is confirmed; undone if the hint is dropped, or
     /// once it has fed a pre-roll's worth of audio without being confirmed.
-    /// Measured, `--realtime`, a 3-minute session, three A/B runs: first partial after the
-    /// speech-start decision p50 200-260 -> 100 ms; p90 0.44-0.48 -> 0.35-0.44 s (set by a
-    /// noisy 8 kHz recording whose weak evidence never pauses, so no hint comes); corpus WER
-    /// unchanged (24.0 %).
     func startTentatively(at t: Double) {
         meanBeforeTentative = decoder.savedCepstralMean()
         startFirstPart(at: t)
-        tentative = true
+        phase = .tentative
     }
 
     /// Starts a tentative part from `t` while the vad's possible speech awaits its outcome
     /// and nothing else is being decoded: at the hint itself, and when an utterance ends
     /// with the hint still undecided (noise that keeps the weak evidence up through the
     /// pause, announced as the speech ended), from shortly before then, as the next onset
-    /// may already have begun. Measured for the latter on a 3-minute realtime session,
-    /// utterances 2-27: the first partial's p90 0.38 -> 0.28 s (the noisy 8 kHz recording's
-    /// utterances follow each other that way); session WER unchanged (34.1 %).
+    /// may already have begun (`Tuning.weakLookback`).
     func speculate(from t: Double) {
         guard speculates && possibleSpeech && !open && !tentative else { return }
         startTentatively(at: t)
     }
 
-    /// How far back a tentative part started at an utterance end begins (before its
-    /// lead-in): the vad back-dates an onset over up to 0.2 s of the weak frames before it.
-    static let weakLookback = 0.2
-    /// How much of an onset's lead-in a tentative part may lack before it is started again
-    /// at the onset (as when an utterance ends after the next onset has begun).
-    static let leadInSlack = 0.05
 
     /// The vad confirmed the onset: the tentative part goes on as the new utterance's first
     /// part, fed from the hint's lead-in (the onset itself may lie later in a long run of
     /// weak evidence; starting again there would cost a discarded part's closing pass).
     func confirm(at t: Double) {
-        tentative = false
         openUtterance(at: t)
         if seeding { seedTarget = held.count + seedFrames }  // the look-ahead counts from the confirmation
         reportPartialIfDue()
@@ -282,14 +277,13 @@ final class UtteranceDecoder {
 
     /// Undoes a tentative part: its decoding and its cepstral-mean measurements.
     func abandon() {
-        tentative = false
+        phase = .idle
         decoder.endUtterance()
         decoder.restoreCepstralMean(meanBeforeTentative)
         seeding = false
         held.removeAll(keepingCapacity: true)
         previewed = 0
         batch.removeAll(keepingCapacity: true)
-        closingIn = nil
         PocketSphinxDecoder.releaseFreeMemory()
     }
 
@@ -302,9 +296,9 @@ final class UtteranceDecoder {
     /// Starts a decoder utterance and feeds it the pre-roll from shortly before `t`.
     func startPart(at t: Double, notBefore first: Int64) {
         decoder.startUtterance()
-        closingIn = nil
+        if open { phase = .speaking }  // a resumed part (a new utterance's caller sets its phase)
         if seedFrames > 0 && !seeding {
-            decoder.continueCepstralMean(keepingFrames: Self.carriedMeanFrames)
+            decoder.continueCepstralMean(keepingFrames: Tuning.carriedMeanFrames)
             decoder.applyCepstralMean()
         }
         let from = max(leadInStart(t), first)
@@ -333,7 +327,7 @@ final class UtteranceDecoder {
 
     /// Closes the decoder's utterance and keeps its result as the utterance's next part.
     func closePart(at t: Double, endingAt endSample: Int64) {
-        closingIn = nil
+        if open { phase = .paused }
         partEnd = endSample
         if seeding { releaseHeld() }  // shorter than the look-ahead
         if wholePass {
@@ -353,8 +347,8 @@ final class UtteranceDecoder {
     }
 
     func end(at t: Double) {
-        open = false
         if decoder.inUtterance { closePart(at: t, endingAt: next) }
+        phase = .idle
         defer { parts.removeAll(keepingCapacity: true) }
         guard !isCancelled(), !parts.isEmpty else { return }
         emit(.final(node: settings.nodeId, result: RecognitionResult(joining: parts, start: start, end: t)), position)
@@ -365,7 +359,7 @@ final class UtteranceDecoder {
     func reportPartialIfDue() {
         let partialFrames = settings.partialFrames
         guard partialFrames > 0 && !tentative else { return }
-        let due = lastPartial.isEmpty ? min(partialFrames, Self.firstWordsStep) : partialFrames
+        let due = lastPartial.isEmpty ? min(partialFrames, Tuning.firstWordsStep) : partialFrames
         guard sinceLastPartial >= due else { return }
         sinceLastPartial = 0
         let h = RecognitionResult.joinedText([prefix, decoder.hypothesis()])
