@@ -36,7 +36,7 @@ let package = Package(
 
         // MARK: Engine
         .target(name: "AudioGraphCore", dependencies: ["CSndFile"]),
-        .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CFFTW", "CDSPKernels"]),
+        .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CFFTW", "CDSPKernels"], exclude: ["Speech/TUNING.md"]),
         .target(name: "AudioGraphPulse", dependencies: ["AudioGraphCore", "CPulse"]),
         .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "AudioGraphDSP", "CPocketSphinx", "CPocketSphinxSupport", "CFlite"],
                 exclude: ["TUNING.md"]),

@@ -1,0 +1,56 @@
+/// The vad's tuning constants, in one place. Each says what it does; how it was chosen and
+/// on what it was measured is in TUNING.md beside this file.
+extension VoiceActivityDetector {
+    enum Tuning {
+        /// Seconds between frames.
+        static let hop = 0.01
+
+        // MARK: evidence (SpeechEvidence)
+
+        /// Harmonicity above this adds to the evidence, weighted by `harmonicityWeight` and
+        /// by how far the likelihood ratio says there is signal to be periodic.
+        static let harmonicityFloor: Float = 0.3
+        static let harmonicityWeight: Float = 1.0
+        /// Frames below this level (dBFS) carry no evidence (digital silence, a muted input).
+        static let silenceLevel: Float = -70
+        /// The talker's loud level rises this much per frame above it and falls this much per
+        /// frame below it (dB): it tracks about the 98th percentile of frame levels.
+        static let loudRise: Float = 1
+        static let loudFall: Float = 0.015
+        /// Frames further below the background line fade out of the evidence over this many dB.
+        static let backgroundFade: Float = 6
+        /// A word's decaying end, this many frames after its last loud frame, may fall this
+        /// many dB further below the background line before it fades.
+        static let decayFrames: Int64 = 25
+        static let decaySlack: Float = 8
+        /// The evidence floor (a running low quantile of the evidence) steps per frame, outside
+        /// and inside speech (slower in speech: a long utterance is not background); it moves
+        /// down `floorDown` and up `floorUp` of the step, which settles on the 20 % quantile.
+        static let floorStep: Float = 0.05
+        static let floorStepInSpeech: Float = 0.0125
+        static let floorDown: Float = 0.8
+        static let floorUp: Float = 0.2
+        /// What the floor rises above this is taken off the evidence.
+        static let floorAllowance: Float = 0.3
+
+        // MARK: segmentation (SpeechSegmenter)
+
+        /// The smoothed score keeps `scoreMemory` of itself each frame and adds `scoreNew` of
+        /// the frame's evidence.
+        static let scoreMemory: Float = 0.6
+        static let scoreNew: Float = 0.4
+        /// The start threshold at sensitivity s is `onBase - onSlope * s`; speech ends below
+        /// `offFraction` of it.
+        static let onBase = 1.3
+        static let onSlope = 0.8
+        static let offFraction: Float = 0.6
+        /// Slope of the logistic that turns the score into a probability around the threshold.
+        static let probabilitySlope: Float = 3
+        /// 4-8 kHz power over its noise (6 dB) that lets a frame lead into an onset.
+        static let fricativeRatio: Float = 4
+        /// Most frames an onset is back-dated over the weaker frames that lead into it.
+        static let leadInFrames: Int64 = 20
+        /// Most frames a word's decaying tail may extend the offset past the last speech frame.
+        static let tailFrames: Int64 = 15
+    }
+}
