@@ -89,4 +89,18 @@ import Testing
         #expect(u.count >= 2, "a 14 s stretch is cut at 1 + 10 s: \(u)")
         #expect(abs((u.first?.1 ?? 0) - 11.5) < 0.05)
     }
+
+    /// Where a hard cut starts the next utterance in mid-speech, that start is one record:
+    /// the marker the recognizer reads and a speech-start event from end-of-speech, together.
+    @Test func aHardCutsNewStartIsAnEventAndAMarker() async throws {
+        let x = VoiceActivityDetectorTests.scene([(0.5, 14.5)], seconds: 15)
+        let r = try await OfflineRender.run(chain: [("vad", [:]), ("end-of-speech", ["max-duration": 1.0])], input: [x],
+                                            rate: VoiceActivityDetectorTests.rate, registry: .builtin)
+        let starts = r.events.compactMap { e -> (String, Double)? in
+            if case .speechStart(let node, let t, _) = e { return (node, t) } else { return nil }
+        }
+        let cut = try #require(starts.first { $0.0 == "node" }, "end-of-speech reports the start it makes: \(starts)")
+        #expect(abs(cut.1 - 11.5) < 0.05)
+        #expect(r.markers.contains { $0.kind == .speechStart && abs($0.t - cut.1) < 1e-9 })
+    }
 }

@@ -42,6 +42,23 @@ public struct ProcessIO {
         _ = events.endRequest.compareExchange(expected: 0, desired: code, ordering: .relaxed)
     }
 
+    /// States a decision about the stream once: it travels downstream as `marker` on
+    /// `output`, and the kinds that have a public event (speech start and end, utterance end)
+    /// are reported as it, from the same record, so the two cannot disagree. Hints of
+    /// possible speech go downstream only. Real-time safe; returns false if the block's
+    /// markers are full.
+    @discardableResult
+    public func record(_ marker: StreamMarker, on output: AudioBuffer) -> Bool {
+        switch marker.kind {
+        case .speechStart: emit(NodeEvent(.speechStart, t: marker.t, decided: marker.decided))
+        case .speechEnd: emit(NodeEvent(.speechEnd, t: marker.t, decided: marker.decided))
+        case .utteranceEnd:
+            emit(NodeEvent(.utteranceEnd, t: marker.t, decided: marker.decided, values: (Double(marker.utterance), 0, 0, 0)))
+        case .speechPossible, .speechDropped: break
+        }
+        return output.addMarker(marker)
+    }
+
     /// Emits an event in stream order. Real-time safe; returns false if it was dropped.
     @discardableResult
     public func emit(_ event: NodeEvent) -> Bool {

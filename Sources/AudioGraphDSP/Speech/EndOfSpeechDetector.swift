@@ -151,7 +151,7 @@ public final class EndOfSpeechDetector: AudioNode {
                 inUtterance = true
                 utterance += 1
                 utteranceStart = t
-                output.addMarker(StreamMarker(.speechStart, t: t, decided: t))
+                io.record(StreamMarker(.speechStart, t: t, decided: t), on: output)
             }
         }
         if io.inputsEnded && inUtterance {
@@ -205,7 +205,6 @@ public final class EndOfSpeechDetector: AudioNode {
 
     private func close(_ io: inout ProcessIO, _ output: AudioBuffer, t: Double, decided: Double) {
         inUtterance = false
-        io.emit(NodeEvent(.utteranceEnd, t: t, decided: decided, values: (Double(utterance), 0, 0, 0)))
-        output.addMarker(StreamMarker(.utteranceEnd, t: t, decided: decided, utterance: Int32(utterance)))
+        io.record(StreamMarker(.utteranceEnd, t: t, decided: decided, utterance: Int32(utterance)), on: output)
     }
 }

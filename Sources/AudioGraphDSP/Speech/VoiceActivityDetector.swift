@@ -183,24 +183,19 @@ public final class VoiceActivityDetector: AudioNode {
         return probability
     }
 
-    /// States a decision once: onsets and offsets as an event and a marker for the nodes
-    /// downstream; hints of possible speech as markers only, when the block keeps room for
-    /// decisions after them.
+    /// Records a decision once (`ProcessIO.record`: a marker downstream, and an event for
+    /// onsets and offsets); hints only while the block keeps room for decisions after them.
     private func record(_ d: SpeechSegmenter.Decision, _ io: inout ProcessIO, _ output: AudioBuffer) {
         switch d {
-        case .start(let t, let decided):
-            io.emit(NodeEvent(.speechStart, t: t, decided: decided))
-            output.addMarker(StreamMarker(.speechStart, t: t, decided: decided))
-        case .end(let t, let decided):
-            io.emit(NodeEvent(.speechEnd, t: t, decided: decided))
-            output.addMarker(StreamMarker(.speechEnd, t: t, decided: decided))
+        case .start(let t, let decided): io.record(StreamMarker(.speechStart, t: t, decided: decided), on: output)
+        case .end(let t, let decided): io.record(StreamMarker(.speechEnd, t: t, decided: decided), on: output)
         case .possible(let t, let decided, let by):
             if output.markerCount < AudioBuffer.markerCapacity - 2 {
-                output.addMarker(StreamMarker(.speechPossible, t: t, decided: decided, resolvesBy: by))
+                io.record(StreamMarker(.speechPossible, t: t, decided: decided, resolvesBy: by), on: output)
             }
         case .dropped(let t, let decided):
             if output.markerCount < AudioBuffer.markerCapacity - 2 {
-                output.addMarker(StreamMarker(.speechDropped, t: t, decided: decided))
+                io.record(StreamMarker(.speechDropped, t: t, decided: decided), on: output)
             }
         }
     }
