@@ -45,7 +45,7 @@ public final class PulseSource: AudioNode {
     /// Whether captured samples that were not numbers have been reported (once a run).
     private var reportedNonFinite = false
     /// Warning code: captured samples that were not numbers, replaced by silence.
-    static let warningNonFinite = 1.0
+    static let warningNonFinite: Int32 = 1
     private let info = Locked<[EngineEvent]>([])
     private var nodeId = "mic"
     private var blocksSinceStart = 0
@@ -158,7 +158,7 @@ public final class PulseSource: AudioNode {
             if let first = bad.first, !reportedNonFinite {
                 reportedNonFinite = true
                 let t = Double(out.sampleTime + Int64(first)) / out.format.sampleRate
-                io.emit(NodeEvent(.warning, t: t, values: (Self.warningNonFinite, Double(bad.count), t, 0)))
+                io.emit(NodeEvent(.warning, t: t, values: (0, Double(bad.count), t, 0), code: Self.warningNonFinite))
             }
         }
         blocksSinceStart += 1
@@ -213,7 +213,7 @@ public final class PulseSource: AudioNode {
     }
 
     public func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
-        if raw.kind == .warning && raw.values.0 == Self.warningNonFinite {
+        if raw.kind == .warning && raw.code == Self.warningNonFinite {
             return .warning(node: nodeId, message: NonFiniteSamples.warning(count: Int(raw.values.1), firstTime: raw.values.2,
                                                                             what: "captured audio"))
         }

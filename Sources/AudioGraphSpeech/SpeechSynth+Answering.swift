@@ -5,19 +5,20 @@ import AudioGraphCore
 extension SpeechSynth {
     public func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
         let id = Int(raw.values.0)
+        let earcon = raw.code & Self.earconFlag != 0, cancelled = raw.code & Self.cancelledFlag != 0
         switch raw.kind {
-        case Self.speakStart where raw.values.2 != 0:
+        case Self.speakStart where earcon:
             let e = earconIds.withLock { $0[id] }
             return .earcon(node: nodeId, name: e?.rawValue ?? "?", t: raw.t)
-        case Self.speakEnd where raw.values.2 != 0:
-            finished(id, played: raw.values.1 == 0)
+        case Self.speakEnd where earcon:
+            finished(id, played: !cancelled)
             return nil
         case Self.speakStart:
             return .speakStart(node: nodeId, id: id, text: texts.withLock { $0[id] } ?? "", t: raw.t)
         case Self.speakEnd:
-            if raw.values.1 == 0 { played.add(1, ordering: .releasing) }
-            finished(id, played: raw.values.1 == 0)
-            return .speakEnd(node: nodeId, id: id, t: raw.t, cancelled: raw.values.1 != 0)
+            if !cancelled { played.add(1, ordering: .releasing) }
+            finished(id, played: !cancelled)
+            return .speakEnd(node: nodeId, id: id, t: raw.t, cancelled: cancelled)
         case Self.speaking:
             return .assistant(node: nodeId, state: .speaking, reason: nil, t: raw.t)
         case Self.doneSpeaking:

@@ -48,13 +48,15 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
         ],
         make: { p throws(GraphError) in try SpeechSynth(p) })
 
-    /// Node event kinds: `values.0` the sound's id, `values.1` 1 if cancelled, `values.2` 1
-    /// if an earcon (its ``Earcon`` index in `values.3`).
+    /// Node event kinds: `values.0` the sound's id; `code` its flags (`cancelledFlag`,
+    /// `earconFlag`).
     static let speakStart = NodeEvent.Kind(rawValue: 1100)
     static let speakEnd = NodeEvent.Kind(rawValue: 1101)
     /// The assistant speaks (first text after silence) / is done speaking (last text ended).
     static let speaking = NodeEvent.Kind(rawValue: 1102)
     static let doneSpeaking = NodeEvent.Kind(rawValue: 1103)
+    static let cancelledFlag: Int32 = 1
+    static let earconFlag: Int32 = 2
 
     let ownId: String
     let voiceName: String
@@ -76,8 +78,8 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     let texts = Locked<[Int: String]>([:])
     /// Earcons queued, by id.
     let earconIds = Locked<[Int: Earcon]>([:])
-    private let waiters = Locked<[Int: CheckedContinuation<Bool, Never>]>([:])
-    private let nextId = Atomic<Int>(0)
+    let waiters = Locked<[Int: CheckedContinuation<Bool, Never>]>([:])
+    let nextId = Atomic<Int>(0)
     let played = Atomic<Int>(0)
     /// The last text whose `speak-end` the render thread emitted (texts play in id order).
     private let lastEnded = Atomic<Int>(0)
@@ -96,7 +98,7 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     private let speakingFlag = Atomic<Bool>(false)
     /// Whether text is being spoken (render thread's view; any thread).
     public var speakingNow: Bool { speakingFlag.load(ordering: .relaxed) }
-    private let cancelRequested = Atomic<Bool>(false)
+    let cancelRequested = Atomic<Bool>(false)
     private var startedInitial = false
     /// Set once an assistant's events are seen: its speaking states are reported.
     let inAssistant = Atomic<Bool>(false)
@@ -153,60 +155,6 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
 
     // MARK: Speaking from code
 
-    /// Queues `text`; returns its id (the `id` of its `speak-start` and `speak-end`), or nil
-    /// when there is nothing to say. Throws when the queue is full. Any thread.
-    @discardableResult
-    public func enqueue(_ text: String) throws(EngineError) -> Int? { try enqueue(text, notBefore: 0) }
-
-    func enqueue(_ text: String, notBefore: Double) throws(EngineError) -> Int? {
-        let said = FliteVoice.speakable(text)
-        guard !said.isEmpty, let worker else { return nil }
-        let id = nextId.add(1, ordering: .relaxed).newValue
-        texts.withLock { $0[id] = text }
-        guard worker.submit(id: id, text: said, notBefore: notBefore) else {
-            texts.withLock { $0[id] = nil }
-            throw EngineError(.internalLimit, "\(worker.capacity) texts already wait to be spoken", parameter: "queue",
-                              suggestion: "wait for speak-end, or raise the node's queue")
-        }
-        return id
-    }
-
-    /// Queues an earcon (nothing when it is `none` or the queue is full). Any thread.
-    func play(_ e: Earcon, notBefore: Double = 0) {
-        guard let sound = earcons[e], let worker else { return }
-        let id = nextId.add(1, ordering: .relaxed).newValue
-        earconIds.withLock { $0[id] = e }
-        if !worker.submit(id: id, text: "", sound: sound, notBefore: notBefore) { earconIds.withLock { $0[id] = nil } }
-    }
-
-    /// Speaks `text` and returns once it has been played (true) or cancelled (false).
-    public func speak(_ text: String) async throws -> Bool {
-        guard let id = try enqueue(text) else { return true }
-        return await withCheckedContinuation { c in
-            // Under the waiters' lock: `finished` drops the text before it looks for a waiter.
-            let ended = waiters.withLock { w in
-                let ended = texts.withLock { $0[id] == nil }
-                if !ended { w[id] = c }
-                return ended
-            }
-            if ended { c.resume(returning: true) }
-        }
-    }
-
-    /// Stops the text playing (its `speak-end` says cancelled) and drops those waiting.
-    public func cancelSpeech() {
-        for id in worker?.cancelAll() ?? [] { finished(id, played: false) }
-        cancelRequested.store(true, ordering: .releasing)
-    }
-
-    func finished(_ id: Int, played: Bool) {
-        texts.withLock { $0[id] = nil }
-        earconIds.withLock { $0[id] = nil }
-        waiters.withLock { $0.removeValue(forKey: id) }?.resume(returning: played)
-    }
-
-    // MARK: Render thread
-
     public func process(_ io: inout ProcessIO) -> FlowStatus {
         guard let worker else { return .endOfStream }
         let out = io.outputs[0]
@@ -244,7 +192,7 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
                     speakingText = true
                     if inAssistant.load(ordering: .relaxed) { io.emit(NodeEvent(Self.speaking, t: t)) }
                 }
-                io.emit(NodeEvent(Self.speakStart, t: t, values: (Double(s.id), 0, s.isEarcon ? 1 : 0, 0)))
+                io.emit(NodeEvent(Self.speakStart, t: t, values: (Double(s.id), 0, 0, 0), code: s.isEarcon ? Self.earconFlag : 0))
             }
             let got = worker.ring.read(into: out, at: filled, frames: min(n - filled, left))
             filled += got
@@ -273,7 +221,8 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     }
 
     private func end(_ c: SpeechWorker.Segment, at t: Double, cancelled: Bool, _ io: inout ProcessIO) {
-        io.emit(NodeEvent(Self.speakEnd, t: t, values: (Double(c.id), cancelled ? 1 : 0, c.isEarcon ? 1 : 0, 0)))
+        io.emit(NodeEvent(Self.speakEnd, t: t, values: (Double(c.id), 0, 0, 0),
+                          code: (cancelled ? Self.cancelledFlag : 0) | (c.isEarcon ? Self.earconFlag : 0)))
         lastEnded.store(c.id, ordering: .releasing)
         current = nil
     }

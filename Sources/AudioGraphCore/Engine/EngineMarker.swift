@@ -13,17 +13,17 @@ enum EngineMarker {
     static let reasons: [EndReason] = [.endOfInput, .endOfSpeech, .noSpeech, .stopped, .cancelled, .error]
 
     static func event(state s: EngineState) -> NodeEvent {
-        NodeEvent(stateKind, t: 0, values: (Double(states.firstIndex(of: s) ?? 0), 0, 0, 0))
+        NodeEvent(stateKind, t: 0, code: Int32(states.firstIndex(of: s) ?? 0))
     }
 
     static func event(end r: EndReason) -> NodeEvent {
-        NodeEvent(endKind, t: 0, values: (Double(reasons.firstIndex(of: r) ?? 0), 0, 0, 0))
+        NodeEvent(endKind, t: 0, code: Int32(reasons.firstIndex(of: r) ?? 0))
     }
 
     init?(_ e: NodeEvent) {
         switch e.kind {
-        case Self.stateKind: self = .state(Self.states[Int(e.values.0)])
-        case Self.endKind: self = .end(Self.reasons[Int(e.values.0)])
+        case Self.stateKind: self = .state(Self.states[Int(e.code)])
+        case Self.endKind: self = .end(Self.reasons[Int(e.code)])
         default: return nil
         }
     }

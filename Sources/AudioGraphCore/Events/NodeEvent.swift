@@ -17,9 +17,9 @@ public struct NodeEvent: Sendable, BitwiseCopyable {
         public static let speechEnd = Kind(rawValue: 3)
         /// `values.0` utterance number.
         public static let utteranceEnd = Kind(rawValue: 4)
-        /// A node-defined warning; `values.0` is the node's warning code.
+        /// A node-defined warning; `code` is the node's warning code.
         public static let warning = Kind(rawValue: 5)
-        /// Frames lost at a queue; `values.0` lost count, `values.1` queue code.
+        /// Frames lost at a queue; `values.0` lost count.
         public static let overrun = Kind(rawValue: 6)
         /// A device ran dry; `values.0` times (server-reported), `values.1` frames of silence given.
         public static let underrun = Kind(rawValue: 7)
@@ -33,16 +33,21 @@ public struct NodeEvent: Sendable, BitwiseCopyable {
     public var t: Double
     /// Stream time at which it was decided, in seconds (equals `t` for instant events).
     public var decided: Double
-    /// Kind-specific values.
+    /// Kind-specific measures (levels, counts, probabilities).
     public var values: (Double, Double, Double, Double)
+    /// Kind-specific code: an enum case or flags, never a measure (kept out of `values` so a
+    /// case is not a Double to round back).
+    public var code: Int32
 
-    /// An event of `kind` about stream time `t`, decided at `decided` (default `t`).
+    /// An event of `kind` about stream time `t`, decided at `decided` (default `t`), with
+    /// `values` and `code` as the kind defines them.
     public init(_ kind: Kind, t: Double, decided: Double? = nil,
-                values: (Double, Double, Double, Double) = (0, 0, 0, 0)) {
+                values: (Double, Double, Double, Double) = (0, 0, 0, 0), code: Int32 = 0) {
         self.kind = kind
         self.t = t
         self.decided = decided ?? t
         self.values = values
+        self.code = code
     }
 
     /// The public form of the standard kinds; nil for node-defined kinds.

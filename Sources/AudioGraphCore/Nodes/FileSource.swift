@@ -23,11 +23,11 @@ public final class FileSource: AudioNode {
         make: { p throws(GraphError) in FileSource(p) })
 
     /// Warning code: the header's warnings (lying or ragged data chunk).
-    static let warningHeader = 1.0
+    static let warningHeader: Int32 = 1
     /// Warning code: float samples that are not numbers, played as silence.
-    static let warningNonFinite = 2.0
+    static let warningNonFinite: Int32 = 2
     /// Warning code: the decoder stopped on an error before the end of the file.
-    static let warningDecoding = 3.0
+    static let warningDecoding: Int32 = 3
 
     let path: String
     let startSeconds: Double
@@ -105,11 +105,11 @@ public final class FileSource: AudioNode {
         if !warned {
             warned = true
             if !reader.header.warnings.isEmpty {
-                io.emit(NodeEvent(.warning, t: 0, values: (Self.warningHeader, 0, 0, 0)))
+                io.emit(NodeEvent(.warning, t: 0, code: Self.warningHeader))
             }
             if nonFinite.count > 0 {
                 let first = Double(nonFinite.firstFrame) / reader.header.format.sampleRate
-                io.emit(NodeEvent(.warning, t: 0, values: (Self.warningNonFinite, Double(nonFinite.count), first, 0)))
+                io.emit(NodeEvent(.warning, t: 0, values: (0, Double(nonFinite.count), first, 0), code: Self.warningNonFinite))
             }
         }
         let total = reader.header.frameCount
@@ -147,7 +147,7 @@ public final class FileSource: AudioNode {
         // The end (or a stop): the last block; say so if decoding stopped on an error.
         if decoder.error != nil {
             io.emit(NodeEvent(.warning, t: Double(out.sampleTime + Int64(filled)) / out.format.sampleRate,
-                              values: (Self.warningDecoding, 0, 0, 0)))
+                              code: Self.warningDecoding))
         }
         return .endOfStream
     }
@@ -160,10 +160,10 @@ public final class FileSource: AudioNode {
     }
 
     public func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
-        if raw.kind == .warning && raw.values.0 == Self.warningNonFinite {
+        if raw.kind == .warning && raw.code == Self.warningNonFinite {
             return .warning(node: nodeId, message: NonFiniteSamples.warning(count: Int(raw.values.1), firstTime: raw.values.2, what: path))
         }
-        if raw.kind == .warning && raw.values.0 == Self.warningDecoding {
+        if raw.kind == .warning && raw.code == Self.warningDecoding {
             return .warning(node: nodeId, message: "\(path): decoding stopped at \(String(format: "%.2f", raw.t)) s: \(decoder?.error ?? "error")")
         }
         if raw.kind == .warning, let r = reader {

@@ -1,0 +1,38 @@
+import CPocketSphinxSupport
+
+/// The decoder's side cepstral-mean meter (CPocketSphinxSupport): measured on a front end of
+/// its own so a single live pass can normalise an utterance like a whole-utterance one.
+extension PocketSphinxDecoder {
+    /// Starts measuring a new utterance's cepstral mean.
+    func startCepstralMean() { if let meter { ag_cmn_meter_start(meter) } }
+
+    /// Starts a new utterance's mean from the previous utterances' (weighted as `frames`
+    /// 10 ms frames at most).
+    func continueCepstralMean(keepingFrames frames: Int) {
+        if let meter { ag_cmn_meter_continue(meter, frames) }
+    }
+
+    /// Adds audio to the measured mean.
+    func measureCepstralMean(_ samples: UnsafePointer<Int16>, count: Int) {
+        if let meter { ag_cmn_meter_add(meter, samples, count) }
+    }
+
+    /// What a cepstral-mean meter has measured (saved and put back whole).
+    typealias CepstralMean = ag_cmn_meter_state_t
+
+    /// Hands memory PocketSphinx freed into malloc's arenas back to the system.
+    static func releaseFreeMemory() { ag_release_free_memory() }
+
+    /// What the mean has measured so far (nil without a meter).
+    func savedCepstralMean() -> CepstralMean? { meter.map { ag_cmn_meter_get_state($0) } }
+
+    /// Puts the measured mean back as it was when `state` was saved.
+    func restoreCepstralMean(_ state: CepstralMean?) {
+        if let meter, let state { ag_cmn_meter_set_state(meter, state) }
+    }
+
+    /// Normalises the next frames with the mean measured so far in this utterance.
+    func applyCepstralMean() {
+        if let meter { ag_cmn_meter_apply(meter, decoder) }
+    }
+}
