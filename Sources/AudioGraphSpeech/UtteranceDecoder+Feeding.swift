@@ -71,9 +71,8 @@ extension UtteranceDecoder {
 
     /// The session's first utterance is held until its cepstral mean is measured, and its
     /// held audio (lead-in, onset, look-ahead: 0.4-0.6 s) then decoded at once. Where speech
-    /// begins every word may start, so the full search takes 1.2-1.9x real time there, which
-    /// put that utterance's first partial 0.45-0.5 s after the speech-start decision at p90.
-    /// So a search limited to fewer HMMs decodes the held audio first, with the same mean,
+    /// begins every word may start, so the full search runs slower than real time there and
+    /// that utterance's first partial would come late. So a search limited to fewer HMMs decodes the held audio first, with the same mean,
     /// in a fraction of that time, and goes on with the audio that follows until it finds
     /// words (at most `previewReach` on), holding it too. Its first words are reported at
     /// once and stand until the full search, decoding everything held from the start, has

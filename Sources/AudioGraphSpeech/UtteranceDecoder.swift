@@ -5,12 +5,11 @@ import AudioGraphCore
 ///
 /// With a language model and a live final pass, an utterance as the session reports it may
 /// be decoded in parts: inside an utterance, each `speech-end` closes the decoder's
-/// utterance after ``trailingSeconds`` of the silence that follows, and speech that resumes
-/// before the end-of-speech window has elapsed opens the next part (cepstral mean carried
-/// over) whose result is appended. So the decoder's final pass runs while the window elapses rather than
-/// after it, and the window's silence is never decoded. Measured on the corpus with 2 s of
-/// silence after each file, `--realtime`: final after `utterance-end` p50 225 -> 0 ms, p90
-/// 1000 -> 35 ms; WER 25.3 % either way; CPU 5 % lower.
+/// utterance after `Tuning.trailingSeconds` of the silence that follows, and speech that
+/// resumes before the end-of-speech window has elapsed opens the next part (cepstral mean
+/// carried over) whose result is appended. So the decoder's final pass runs while the window
+/// elapses rather than after it, and the window's silence is never decoded. Tuning
+/// constants: `Tuning`; what they were measured on: TUNING.md.
 ///
 /// Not thread-safe: one decoding thread drives it. (Past 300 lines on purpose: the state and
 /// every transition of `Phase` read in one file; feeding, tentative parts and tuning are apart.)
