@@ -10,7 +10,7 @@ final class FliteVoice: @unchecked Sendable {
     /// The voices Debian's flite ships, by the names `flite -voice` takes.
     static let names = ["rms", "slt", "awb", "kal16", "kal"]
 
-    private static let lock = Mutex<Void>(())
+    static let lock = Mutex<Void>(())
     nonisolated(unsafe) private static var initialised = false
 
     let name: String
@@ -67,5 +67,33 @@ final class FliteVoice: @unchecked Sendable {
             (s.value >= 0x20 && s.value < 0x7F) ? s : " "
         }))
         return cleaned.split(separator: " ").joined(separator: " ")
+    }
+}
+
+/// flite's US English lexicon (CMU dictionary with letter-to-sound rules for words it lacks),
+/// as pronunciations in PocketSphinx's phone set.
+enum FliteLexicon {
+    nonisolated(unsafe) private static var lexicon: UnsafeMutablePointer<cst_lexicon>?
+
+    /// The phones of `word` (lowercase letters and apostrophes), or nil when flite gives none.
+    static func pronunciation(of word: String) -> [String]? {
+        FliteVoice.lock.withLock { _ -> [String]? in
+            if lexicon == nil { lexicon = cmu_lex_init() }
+            guard let lexicon, let list = lex_lookup(lexicon, word, nil, nil) else { return nil }
+            defer { delete_val(list) }
+            var phones: [String] = []
+            var v: UnsafePointer<cst_val>? = UnsafePointer(list)
+            while let cell = v {
+                if let s = val_string(val_car(cell)) { phones.append(phone(String(cString: s))) }
+                v = val_cdr(cell)
+            }
+            return phones.isEmpty ? nil : phones
+        }
+    }
+
+    /// flite's phone ("ax0", "ow1") in the CMU set PocketSphinx's en-us model uses ("AH", "OW").
+    static func phone(_ flite: String) -> String {
+        let bare = flite.filter { !$0.isNumber }.uppercased()
+        return bare == "AX" ? "AH" : bare
     }
 }

@@ -14,6 +14,8 @@ final class PocketSphinxDecoder {
         case languageModel(String)
         case grammar(String)
         case keyphrase(String, threshold: Double)
+
+        var isLanguageModel: Bool { if case .languageModel = self { true } else { false } }
     }
 
     /// Histogram pruning: the search keeps at most this much per 10 ms frame.

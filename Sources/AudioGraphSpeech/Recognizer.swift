@@ -20,6 +20,8 @@ public final class Recognizer: AudioNode {
             ParameterSpec("hmm", .path, default: .string(SpeechModel.defaultHMM), help: "acoustic model directory"),
             ParameterSpec("lm", .path, default: .string(SpeechModel.defaultLM), help: "language model (dictation)"),
             ParameterSpec("dict", .path, default: .string(SpeechModel.defaultDict), help: "pronunciation dictionary"),
+            ParameterSpec("vocabulary", .path,
+                          help: "words and phrases to recognise beyond the dictionary: a text file, one per line; a word may be followed by a tab and its pronunciation in the model's phones, the others get one from flite's lexicon (README: Vocabulary)"),
             ParameterSpec("grammar", .path, help: "JSGF grammar file (commands); replaces the language model"),
             ParameterSpec("keyphrase", .string, help: "phrase to spot (wake word); replaces the language model"),
             ParameterSpec("threshold", .number(1e-100...1), default: 1e-20, help: "keyphrase and wake-word detection threshold"),
@@ -46,6 +48,8 @@ public final class Recognizer: AudioNode {
         make: { p throws(GraphError) in try Recognizer(p) })
 
     let hmm: String, dict: String
+    /// The `vocabulary` file, if any.
+    let vocabularyPath: String?
     let search: PocketSphinxDecoder.Search
     let partialFrames: Int
     let alternatives: Int
@@ -81,6 +85,7 @@ public final class Recognizer: AudioNode {
         nodeId = p.nodeId
         hmm = p.string("hmm") ?? SpeechModel.defaultHMM
         dict = p.string("dict") ?? SpeechModel.defaultDict
+        vocabularyPath = p.string("vocabulary")
         let grammar = p.string("grammar"), keyphrase = p.string("keyphrase")
         if grammar != nil && keyphrase != nil {
             throw p.error("keyphrase", "give either a grammar or a keyphrase, not both")
@@ -99,12 +104,13 @@ public final class Recognizer: AudioNode {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue == directory else {
                 throw p.error(param, "\(path): no such \(directory ? "model directory" : "file")",
-                              suggestion: param == "grammar" ? nil : "install Debian's pocketsphinx-en-us or point \(param) at a model")
+                              suggestion: param == "grammar" || param == "vocabulary" ? nil : "install Debian's pocketsphinx-en-us or point \(param) at a model")
             }
         }
         try mustExist(hmm, "hmm", directory: true)
         try mustExist(hmm + "/mdef", "hmm")
         try mustExist(dict, "dict")
+        if let vocabularyPath { try mustExist(vocabularyPath, "vocabulary") }
         if let grammar {
             try mustExist(grammar, "grammar")
             search = .grammar(grammar)
@@ -138,11 +144,24 @@ public final class Recognizer: AudioNode {
     public func open() throws(EngineError) {
         guard decoder == nil else { return }
         // PocketSphinx ends the process on most damaged model files: check them first.
-        try SpeechModel.check(hmm: hmm, dict: dict)
+        let phones = try SpeechModel.checked(hmm: hmm, dict: dict)
+        let vocabulary = try vocabularyPath.map { path throws(EngineError) in
+            let known = PronunciationDictionary.words(dict)
+            return try Vocabulary(path: path, phones: Set(phones), known: { known.contains($0) })
+        }
+        loadWarnings += vocabulary?.skipped ?? []
+        // The new words join a copy of the dictionary the decoder loads (a grammar or key
+        // phrase is built as it loads); a language model then gets weight for them.
+        var dictionary = dict
+        if let vocabulary, !vocabulary.words.isEmpty {
+            dictionary = try Vocabulary.dictionary(dict, adding: vocabulary.words)
+        }
+        defer { if dictionary != dict { try? FileManager.default.removeItem(atPath: dictionary) } }
         do throws(EngineError) {
-            let d = try PocketSphinxDecoder(hmm: hmm, dict: dict, search: search, limits: limits,
+            let d = try PocketSphinxDecoder(hmm: hmm, dict: dictionary, search: search, limits: limits,
                                             dropsSilence: finalPass == .utterance,
                                             preview: previewLimits)
+            if let vocabulary, search.isLanguageModel, !vocabulary.phrases.isEmpty { try d.addVocabularyModel(vocabulary) }
             if case .keyphrase(let phrase, _) = search, let word = d.firstUnknownWord(in: phrase) {
                 throw EngineError(.model, "\"\(word)\" is not in the dictionary \(dict)",
                                   suggestion: "spell the keyphrase with dictionary words")
@@ -166,7 +185,10 @@ public final class Recognizer: AudioNode {
         } catch {
             var e = error
             if e.parameter != nil { throw e }
-            if e.message.contains("missing in the dictionary") { e.message += " \(dict)" }
+            if e.message.contains("missing in the dictionary") {
+                e.message += " \(dict)"
+                e.suggestion = "add the word to a vocabulary file (the recognizer's vocabulary parameter)"
+            }
             e.parameter = switch search {
             case .grammar: "grammar"
             case .keyphrase: "keyphrase"

@@ -20,6 +20,11 @@ public enum SpeechModel {
     /// dictionary lines it cannot use without a word. The error names the parameter (`hmm`
     /// or `dict`) and the file. About 25 ms for Debian's en-us model and dictionary.
     public static func check(hmm: String, dict: String) throws(EngineError) {
+        _ = try checked(hmm: hmm, dict: dict)
+    }
+
+    /// `check`, returning the model's phones.
+    static func checked(hmm: String, dict: String) throws(EngineError) -> [String] {
         let model: ModelDefinition
         do {
             model = try AcousticModelCheck.check(hmm)
@@ -32,6 +37,7 @@ public enum SpeechModel {
         } catch {
             throw EngineError(.model, error.message, file: error.file, parameter: "dict")
         }
+        return model.phones
     }
 
     /// Routes PocketSphinx's log lines away from stderr (they would break the one-line

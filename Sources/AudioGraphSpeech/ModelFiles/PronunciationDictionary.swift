@@ -1,3 +1,4 @@
+import Foundation
 /// Checks a pronunciation dictionary (`dict`, or the model's `noisedict`) as PocketSphinx
 /// reads it: one word a line followed by its phones, separated by spaces or tabs; blank
 /// lines and lines starting `##` or `;;` are skipped. PocketSphinx drops a line it cannot
@@ -6,6 +7,25 @@
 enum PronunciationDictionary {
     /// The number of words; throws on the first line PocketSphinx could not use.
     @discardableResult
+    /// The words of a dictionary file (without pronunciation variants); empty if unreadable.
+    static func words(_ path: String) -> Set<String> {
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        var words = Set<String>()
+        words.reserveCapacity(140_000)
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            var start = 0
+            let bytes = raw.bindMemory(to: UInt8.self)
+            for i in 0...bytes.count {
+                guard i == bytes.count || bytes[i] == UInt8(ascii: "\n") else { continue }
+                var end = start
+                while end < i && bytes[end] != UInt8(ascii: " ") && bytes[end] != UInt8(ascii: "\t") && bytes[end] != UInt8(ascii: "(") { end += 1 }
+                if end > start { words.insert(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)) }
+                start = i + 1
+            }
+        }
+        return words
+    }
+
     static func check(_ path: String, phones: [String], allowEmpty: Bool = false) throws(ModelFileProblem) -> Int {
         try check(ModelFileReader(path), phones: phones, allowEmpty: allowEmpty)
     }

@@ -1,0 +1,71 @@
+import AudioGraphCore
+import CPocketSphinx
+import Foundation
+
+extension PocketSphinxDecoder {
+    /// The share of the language model the vocabulary's own model gets when the two are
+    /// interpolated: a new word's probability is this share of the vocabulary model's.
+    static let vocabularyWeight: Float = 0.1
+
+    /// Gives the vocabulary's words and phrases language-model weight: a small model of its
+    /// own (each word a unigram, each phrase's word pairs a bigram) interpolated with the
+    /// search's model, which replaces it. The words must be in the dictionary already (the
+    /// dictionary the decoder loaded). Debian's PocketSphinx cannot add words to its binary
+    /// (trie) model itself: searching one it added a word to reads past its tables.
+    func addVocabularyModel(_ vocabulary: Vocabulary) throws(EngineError) {
+        guard let set = ps_get_lm(decoder, Self.mainSearch), let main = ngram_model_set_lookup(set, "default") else {
+            throw EngineError(.model, "the vocabulary needs the recognizer's language model", parameter: "vocabulary")
+        }
+        let arpa = FileManager.default.temporaryDirectory.appendingPathComponent("audiograph-\(UUID().uuidString).arpa").path
+        defer { try? FileManager.default.removeItem(atPath: arpa) }
+        guard FileManager.default.createFile(atPath: arpa, contents: Data(Self.arpa(vocabulary).utf8)) else {
+            throw EngineError(.io, "cannot write the vocabulary's language model", file: arpa, parameter: "vocabulary")
+        }
+        guard let own = ngram_model_read(config, arpa, NGRAM_ARPA, logmath_retain(logmath)) else {
+            throw EngineError(.model, "PocketSphinx rejected the vocabulary's language model: \(Self.lastError())",
+                              parameter: "vocabulary")
+        }
+        defer { ngram_model_free(own) }  // the set keeps its own reference
+        _ = ngram_model_retain(main)
+        defer { ngram_model_free(main) }
+        var models: [OpaquePointer?] = [main, own]
+        var names: [UnsafeMutablePointer<CChar>?] = [strdup("default"), strdup("vocabulary")]
+        defer { for n in names { free(n) } }
+        var weights: [Float] = [1 - Self.vocabularyWeight, Self.vocabularyWeight]
+        let combined = models.withUnsafeMutableBufferPointer { m in
+            names.withUnsafeMutableBufferPointer { n in
+                ngram_model_set_init(config, m.baseAddress, n.baseAddress, &weights, 2)
+            }
+        }
+        guard let combined else {
+            throw EngineError(.model, "cannot combine the vocabulary with the language model", parameter: "vocabulary")
+        }
+        defer { ngram_model_free(combined) }  // the search keeps its own reference
+        guard ps_set_lm(decoder, Self.mainSearch, combined) >= 0, ps_set_search(decoder, Self.mainSearch) >= 0 else {
+            throw EngineError(.model, "PocketSphinx could not search with the vocabulary: \(Self.lastError())",
+                              parameter: "vocabulary")
+        }
+    }
+
+    /// The vocabulary as an ARPA model: every word of it a unigram, every pair of words in a
+    /// phrase (with the sentence start and end) a bigram. Log10 probabilities: the words share
+    /// the unigram mass; a phrase's next word is likely after its previous one.
+    static func arpa(_ vocabulary: Vocabulary) -> String {
+        var unigrams = Set(["<s>", "</s>"])
+        var bigrams = Set<String>()
+        for phrase in vocabulary.phrases {
+            let words = phrase.split(separator: " ").map(String.init)
+            unigrams.formUnion(words)
+            let padded = ["<s>"] + words + ["</s>"]
+            for (a, b) in zip(padded, padded.dropFirst()) { bigrams.insert("\(a) \(b)") }
+        }
+        let uni = unigrams.sorted(), bi = bigrams.sorted()
+        let p = log10(1 / Double(uni.count))
+        var text = "\\data\\\nngram 1=\(uni.count)\nngram 2=\(bi.count)\n\n\\1-grams:\n"
+        func f(_ x: Double) -> String { String(format: "%.4f", x) }
+        for w in uni { text += "\(f(w == "<s>" ? -99 : p)) \(w) \(f(-0.3))\n" }
+        text += "\n\\2-grams:\n"
+        for b in bi { text += "\(f(log10(0.5))) \(b)\n" }
+        return text + "\n\\end\\\n"
+    }
+}

@@ -1,0 +1,40 @@
+import AudioGraphCore
+@testable import AudioGraphSpeech
+import Foundation
+import Testing
+
+/// The vocabulary file's format, and flite's lexicon in the model's phone set.
+@Suite struct VocabularyFileTests {
+    static let phones: Set<String> = ["AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G", "HH",
+                                      "IH", "IY", "JH", "K", "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T", "TH",
+                                      "UH", "UW", "V", "W", "Y", "Z", "ZH", "SIL"]
+
+    func vocabulary(_ text: String, known: Set<String> = ["find", "restaurants"]) throws -> Vocabulary {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vocab-\(UUID().uuidString).txt")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: url) }
+        return try Vocabulary(path: url.path, phones: Self.phones, known: { known.contains($0) })
+    }
+
+    @Test func flitesPhonesAreTheModels() {
+        #expect(FliteLexicon.phone("ax0") == "AH" && FliteLexicon.phone("ow1") == "OW" && FliteLexicon.phone("hh") == "HH")
+        #expect(FliteLexicon.pronunciation(of: "ramen") == ["R", "AA", "M", "AH", "N"])
+    }
+
+    @Test func phrasesWordsAndPronunciations() throws {
+        let v = try vocabulary("# comment\n\nRamen\tr aa m ah n\nfind shawarma restaurants\nshawarma\n")
+        #expect(v.phrases == ["ramen", "find shawarma restaurants", "shawarma"])
+        #expect(v.words.map(\.spelling) == ["ramen", "shawarma"], "each new word once, known ones left to the dictionary")
+        #expect(v.words.first?.phones == ["R", "AA", "M", "AH", "N"])
+        #expect(v.words.allSatisfy { $0.phones.allSatisfy(Self.phones.contains) })
+    }
+
+    @Test func aPronunciationForAKnownWordIsReported() throws {
+        let v = try vocabulary("find\tF AY N D\n")
+        #expect(v.words.isEmpty && v.skipped.count == 1 && v.skipped[0].contains("line 1"))
+    }
+
+    @Test func silenceIsNoPhoneOfAWord() {
+        #expect(throws: EngineError.self) { try vocabulary("hum\tHH SIL M\n") }
+    }
+}
