@@ -5,7 +5,7 @@ import Foundation
 extension PocketSphinxDecoder {
     /// The share of the language model the vocabulary's own model gets when the two are
     /// interpolated: a new word's probability is this share of the vocabulary model's.
-    static let vocabularyWeight: Float = 0.1
+    static let vocabularyWeight: Float = 0.01
 
     /// Gives the vocabulary's words and phrases language-model weight: a small model of its
     /// own (each word a unigram, each phrase's word pairs a bigram) interpolated with the
@@ -47,23 +47,26 @@ extension PocketSphinxDecoder {
         }
     }
 
-    /// The vocabulary as an ARPA model: every word of it a unigram, every pair of words in a
-    /// phrase (with the sentence start and end) a bigram. Log10 probabilities: the words share
-    /// the unigram mass; a phrase's next word is likely after its previous one.
+    /// The vocabulary as an ARPA model: its new words share the unigram mass; every pair of
+    /// words inside a phrase is a likely bigram. Words the
+    /// dictionary had get no unigram mass here (the main model knows them), only their
+    /// place in the phrases. Log10 probabilities.
     static func arpa(_ vocabulary: Vocabulary) -> String {
-        var unigrams = Set(["<s>", "</s>"])
+        let new = Set(vocabulary.words.map(\.spelling))
+        var unigrams = Set(["<s>", "</s>"]).union(new)
         var bigrams = Set<String>()
         for phrase in vocabulary.phrases {
             let words = phrase.split(separator: " ").map(String.init)
             unigrams.formUnion(words)
-            let padded = ["<s>"] + words + ["</s>"]
-            for (a, b) in zip(padded, padded.dropFirst()) { bigrams.insert("\(a) \(b)") }
+            // Inside the phrase only: a phrase may come anywhere in what is said (bigrams from
+            // the sentence start made its first word likely at every utterance's start).
+            for (a, b) in zip(words, words.dropFirst()) { bigrams.insert("\(a) \(b)") }
         }
         let uni = unigrams.sorted(), bi = bigrams.sorted()
-        let p = log10(1 / Double(uni.count))
-        var text = "\\data\\\nngram 1=\(uni.count)\nngram 2=\(bi.count)\n\n\\1-grams:\n"
+        let p = log10(1 / Double(max(new.count, 1)))
         func f(_ x: Double) -> String { String(format: "%.4f", x) }
-        for w in uni { text += "\(f(w == "<s>" ? -99 : p)) \(w) \(f(-0.3))\n" }
+        var text = "\\data\\\nngram 1=\(uni.count)\nngram 2=\(bi.count)\n\n\\1-grams:\n"
+        for w in uni { text += "\(f(new.contains(w) ? p : -99)) \(w) \(f(0))\n" }
         text += "\n\\2-grams:\n"
         for b in bi { text += "\(f(log10(0.5))) \(b)\n" }
         return text + "\n\\end\\\n"
