@@ -25,8 +25,13 @@ let restaurants = [
     Restaurant(name: "Taj", cuisine: "indian", minutes: 10),
     Restaurant(name: "El Sol", cuisine: "mexican", minutes: 5),
     Restaurant(name: "Bangkok Garden", cuisine: "thai", minutes: 8),
+    Restaurant(name: "Ichiran", cuisine: "ramen", minutes: 11),
+    Restaurant(name: "Zaytoon", cuisine: "shawarma", minutes: 3),
 ]
-let cuisines = ["japanese", "italian", "chinese", "indian", "mexican", "thai", "french", "korean"]
+let cuisines = ["japanese", "italian", "chinese", "indian", "mexican", "thai", "french", "korean", "ramen", "shawarma"]
+/// Words of the grammar the model's dictionary lacks: the recognizer's vocabulary gives them a
+/// pronunciation (flite's lexicon makes one).
+let vocabulary = ["ramen", "shawarma"]
 
 /// The commands it understands: a search with a cuisine slot.
 let grammar = """
@@ -71,12 +76,19 @@ do { try grammar.write(to: grammarFile, atomically: true, encoding: .utf8) } cat
     exit(1)
 }
 defer { try? FileManager.default.removeItem(at: grammarFile) }
+let vocabularyFile = FileManager.default.temporaryDirectory.appendingPathComponent("restaurants-\(getpid()).words")
+do { try (vocabulary.joined(separator: "\n") + "\n").write(to: vocabularyFile, atomically: true, encoding: .utf8) } catch {
+    FileHandle.standardError.write(Data("audiograph-assistant: cannot write \(vocabularyFile.path): \(error)\n".utf8))
+    exit(1)
+}
+defer { try? FileManager.default.removeItem(at: vocabularyFile) }
 
 var graph = GraphDescription(name: "restaurant-finder")
 if let source { graph.addNode("mic", type: "file-source", ["path": .string(source)]) } else { graph.addNode("mic", type: "pulse-source") }
 graph.addNode("vad", type: "vad")
 graph.addNode("eos", type: "end-of-speech", ["mode": "short", "complete": 0.25, "incomplete": 1.2, "no-speech-timeout": 0])
-graph.addNode("asr", type: "recognizer", ["wake-word": "hello computer", "grammar": .string(grammarFile.path)])
+graph.addNode("asr", type: "recognizer", ["wake-word": "hello computer", "grammar": .string(grammarFile.path),
+                                          "vocabulary": .string(vocabularyFile.path)])
 graph.addNode("tts", type: "speech-synth", ["voice": "slt"])
 if let sink { graph.addNode("speaker", type: "wav-sink", ["path": .string(sink)]) } else { graph.addNode("speaker", type: "pulse-sink") }
 graph.connect("mic", to: "vad")       // converted to 16 kHz mono by the engine

@@ -159,4 +159,21 @@ import Testing
         let words = heard.stdoutLines.filter { $0.contains(#""type":"final""#) }.joined()
         #expect(words.contains("japanese"), "the answer, decoded again: \(words)")
     }
+
+    /// A cuisine the model's dictionary lacks, heard through the app's vocabulary.
+    @Test(.flite) func theRestaurantFinderKnowsShawarma() throws {
+        let user = try #require(Flite.script([("hello computer", 1.2), ("find shawarma restaurants nearby", 7)]))
+        let app = CLI.binary.deletingLastPathComponent().appendingPathComponent("audiograph-assistant")
+        try #require(FileManager.default.isExecutableFile(atPath: app.path), "audiograph-assistant is built with the rest (swift build)")
+        let p = Process()
+        p.executableURL = app
+        p.arguments = ["--source", user.path, "--sink", CLI.tempDir().appendingPathComponent("answers.wav").path]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(text)")
+        #expect(text.contains("says:  I found one shawarma restaurant nearby"), "\(text)")
+    }
 }
