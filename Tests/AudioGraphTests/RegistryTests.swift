@@ -36,17 +36,7 @@ import Testing
     }
 
     @Test func embeddersCanRegisterTheirOwnTypes() throws {
-        final class Doubler: AudioNode {
-            func process(_ io: inout ProcessIO) -> FlowStatus {
-                let i = io.inputs[0], o = io.outputs[0]
-                for c in 0..<i.channelCount { for k in 0..<i.frameLength { o.channel(c)[k] = 2 * i.channel(c)[k] } }
-                o.frameLength = i.frameLength
-                return .ok
-            }
-        }
-        var registry = NodeRegistry.builtin
-        registry.register(NodeDescriptor(type: "doubler", summary: "x2", role: .processor,
-                                         make: { _ throws(GraphError) in Doubler() }))
+        let registry = Doubler.registry
         let g = try GraphFile.parse(Array("""
             {"nodes": [{"id": "s", "type": "test-signal"}, {"id": "d", "type": "doubler"}, {"id": "o", "type": "null-sink"}],
              "connections": [{"from": "s", "to": "d"}, {"from": "d", "to": "o"}]}
@@ -58,17 +48,7 @@ import Testing
     /// A registered type runs in a graph like a built-in one: the engine makes it, negotiates
     /// its formats, carries its output.
     @Test func anEmbeddersTypeRunsInAGraph() async throws {
-        final class Doubler: AudioNode {
-            func process(_ io: inout ProcessIO) -> FlowStatus {
-                let i = io.inputs[0], o = io.outputs[0]
-                for c in 0..<i.channelCount { for k in 0..<i.frameLength { o.channel(c)[k] = 2 * i.channel(c)[k] } }
-                o.frameLength = i.frameLength
-                return .ok
-            }
-        }
-        var registry = NodeRegistry.builtin
-        registry.register(NodeDescriptor(type: "doubler", summary: "x2", role: .processor,
-                                         make: { _ throws(GraphError) in Doubler() }))
+        let registry = Doubler.registry
         var g = GraphDescription(name: "custom")
         g.addNode("s", type: "test-signal", ["signal": "white", "level": -20, "rate": 16000, "duration": 0.3])
         g.addNode("d", type: "doubler")
@@ -92,5 +72,22 @@ import Testing
         #expect(EngineEvent.speechStart(node: "vad", t: 0.48, decided: 0.62).jsonLine
                 == #"{"type":"speech-start","t":0.48,"decided":0.62,"node":"vad"}"#)
         #expect(JSONLine.quote("a\"b\n") == #""a\"b\n""#)
+    }
+}
+
+/// An embedder's node type: doubles every sample.
+private final class Doubler: AudioNode {
+    func process(_ io: inout ProcessIO) -> FlowStatus {
+        let i = io.inputs[0], o = io.outputs[0]
+        for c in 0..<i.channelCount { for k in 0..<i.frameLength { o.channel(c)[k] = 2 * i.channel(c)[k] } }
+        o.frameLength = i.frameLength
+        return .ok
+    }
+
+    /// The built-in types plus "doubler".
+    static var registry: NodeRegistry {
+        var r = NodeRegistry.builtin
+        r.register(NodeDescriptor(type: "doubler", summary: "x2", role: .processor, make: { _ throws(GraphError) in Doubler() }))
+        return r
     }
 }

@@ -139,8 +139,10 @@ import Testing
 /// The seed app (`Sources/audiograph-assistant`), offline: a restaurant finder built on the
 /// library answers a spoken search with what it found, aloud.
 @Suite struct SeedAssistantTests {
-    @Test(.flite) func theRestaurantFinderAnswersAloud() throws {
-        let user = try #require(Flite.script([("hello computer", 1.2), ("find japanese restaurants nearby", 7)]))
+    /// Runs the restaurant finder on `sayings` offline; its exit status, what it printed, and
+    /// the WAV of what it said.
+    func finder(_ sayings: [(String, Double)]) throws -> (status: Int32, text: String, answers: URL) {
+        let user = try #require(Flite.script(sayings))
         let app = CLI.binary.deletingLastPathComponent().appendingPathComponent("audiograph-assistant")
         try #require(FileManager.default.isExecutableFile(atPath: app.path), "audiograph-assistant is built with the rest (swift build)")
         let answers = CLI.tempDir().appendingPathComponent("answers.wav")
@@ -153,7 +155,12 @@ import Testing
         try p.run()
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(text)")
+        return (p.terminationStatus, text, answers)
+    }
+
+    @Test(.flite) func theRestaurantFinderAnswersAloud() throws {
+        let (status, text, answers) = try finder([("hello computer", 1.2), ("find japanese restaurants nearby", 7)])
+        #expect(status == 0, "\(text)")
         #expect(text.contains("says:  I found 3 japanese restaurants nearby"), "\(text)")
         let heard = try CLI.run(["run", "graphs/transcribe.json", "--source", answers.path, "--json"])
         let words = heard.stdoutLines.filter { $0.contains(#""type":"final""#) }.joined()
@@ -162,18 +169,8 @@ import Testing
 
     /// A cuisine the model's dictionary lacks, heard through the app's vocabulary.
     @Test(.flite) func theRestaurantFinderKnowsShawarma() throws {
-        let user = try #require(Flite.script([("hello computer", 1.2), ("find shawarma restaurants nearby", 7)]))
-        let app = CLI.binary.deletingLastPathComponent().appendingPathComponent("audiograph-assistant")
-        try #require(FileManager.default.isExecutableFile(atPath: app.path), "audiograph-assistant is built with the rest (swift build)")
-        let p = Process()
-        p.executableURL = app
-        p.arguments = ["--source", user.path, "--sink", CLI.tempDir().appendingPathComponent("answers.wav").path]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(text)")
+        let (status, text, _) = try finder([("hello computer", 1.2), ("find shawarma restaurants nearby", 7)])
+        #expect(status == 0, "\(text)")
         #expect(text.contains("says:  I found one shawarma restaurant nearby"), "\(text)")
     }
 }
