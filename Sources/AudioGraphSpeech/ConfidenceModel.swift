@@ -10,7 +10,7 @@ import Foundation
 /// and its length. The weights are fitted offline by `Tools/confidence fit` on words of the
 /// dictation graph's results aligned to reference transcripts; `Tools/confidence report`
 /// measures them (README, "Confidence").
-enum ConfidenceModel {
+package enum ConfidenceModel {
     /// The raw measures of one word.
     struct Measures {
         /// Share of the lattice's paths with the same word at the word's middle frame.
@@ -34,7 +34,7 @@ enum ConfidenceModel {
     }
 
     /// Names of the model's inputs, in order.
-    static let names = ["log-posterior", "nbest-agreement", "lighter-lm-agreement", "heavier-lm-agreement",
+    package static let names = ["log-posterior", "nbest-agreement", "lighter-lm-agreement", "heavier-lm-agreement",
                         "acoustic-per-frame", "language-model", "unigram", "log-frames", "phones"]
 
     /// The model's inputs for a word.
@@ -42,7 +42,7 @@ enum ConfidenceModel {
         let inputs = [log(max(m.posterior, 1e-4)), m.nbestAgreement, m.lighterAgreement, m.heavierAgreement,
                       max(-5, min(5, m.acousticPerFrame)), max(-0.1, min(0, m.languageModel)) * 10,
                       m.backoff == 1 ? 1 : 0, log(Double(max(m.frames, 1))), Double(min(m.phones, 12))]
-        return WordEvidence(features: inputs, names: names)
+        return WordEvidence(features: inputs)
     }
 
     /// The probability that a word with this evidence is right.

@@ -181,7 +181,7 @@ public final class NodeHarness {
                                requestedFrames: requested, events: outlet, nodeIndex: 0, inputEnded: ended)
             return node.process(&io)
         }
-        if descriptor.markers.isEmpty, let first = inputs.first, first.markerCount > 0 {
+        if descriptor.forwardsMarkers, let first = inputs.first, first.markerCount > 0 {
             for o in outputs { o.copyMarkers(from: first) }
         }
         for (b, o) in outputs.enumerated() {

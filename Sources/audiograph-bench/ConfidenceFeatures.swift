@@ -1,5 +1,6 @@
 import AudioGraph
 import AudioGraphCore
+import AudioGraphSpeech
 import Foundation
 import Synchronization
 
@@ -24,7 +25,7 @@ func confidenceFeatures(_ graphPath: String, _ files: [String]) async throws {
                               "features": w.evidence?.features ?? []])
             }
             let line: [String: Any] = ["file": file, "utterance": r.utterance, "text": r.text,
-                                       "names": r.words.first?.evidence?.names ?? [], "words": words]
+                                       "names": ConfidenceModel.names, "words": words]
             let data = try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         }

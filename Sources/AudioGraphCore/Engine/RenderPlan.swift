@@ -78,7 +78,7 @@ final class RenderPlan {
             }
             let step = RenderStep(index: ordered.count, id: spec.id, node: node, role: spec.descriptor.role,
                                   inputs: inputs, outputs: outputs, upstream: upstream,
-                                  forwardsMarkers: spec.descriptor.markers.isEmpty && !inputs.isEmpty)
+                                  forwardsMarkers: spec.descriptor.forwardsMarkers && !inputs.isEmpty)
             steps[i] = step
             ordered.append(step)
         }

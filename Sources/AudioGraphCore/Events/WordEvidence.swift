@@ -2,13 +2,10 @@
 /// inputs of the confidence model, kept with the word so the model can be fitted again
 /// (`Tools/confidence fit`) on what the engine really saw.
 package struct WordEvidence: Sendable, Equatable {
-    /// The model's inputs, in the order of `names`.
+    /// The model's inputs, in its order (`ConfidenceModel.names`).
     package var features: [Double]
-    /// One name per feature.
-    package var names: [String]
 
-    package init(features: [Double], names: [String]) {
+    package init(features: [Double]) {
         self.features = features
-        self.names = names
     }
 }

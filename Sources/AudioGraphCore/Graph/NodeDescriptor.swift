@@ -74,6 +74,10 @@ public struct NodeDescriptor: Sendable {
         self.make = make
     }
 
+    /// Whether the engine copies the node's input markers to its outputs: a node with inputs
+    /// that puts no markers of its own there.
+    public var forwardsMarkers: Bool { markers.isEmpty && inputs.maximum > 0 }
+
     /// `values` with the default of every parameter not given: what a factory is handed
     /// (the validator and the test harness both fill them in here).
     public func filledWithDefaults(_ values: [String: ParameterValue]) -> [String: ParameterValue] {
