@@ -37,4 +37,14 @@ import Testing
     @Test func silenceIsNoPhoneOfAWord() {
         #expect(throws: EngineError.self) { try vocabulary("hum\tHH SIL M\n") }
     }
+
+    @Test func aFileThatIsNotTextIsOneError() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vocab-\(UUID().uuidString).txt")
+        try Data([0xFF, 0xFE, 0x0A]).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(throws: EngineError.self) { try Vocabulary(path: url.path, phones: Self.phones, known: { _ in false }) }
+        do { _ = try Vocabulary(path: url.path, phones: Self.phones, known: { _ in false }) } catch {
+            #expect(error.message.contains("UTF-8") && error.file == url.path && error.parameter == "vocabulary")
+        }
+    }
 }

@@ -193,4 +193,19 @@ import Testing
         #expect(odd.map(\.text) == reference.map(\.text))
         #expect(odd.flatMap(\.words).map(\.start) == reference.flatMap(\.words).map(\.start))
     }
+
+    /// The harness refuses what a graph file would: an unknown type, an unknown or bad
+    /// parameter, a missing required one, each named.
+    @Test func badNodesAreRefusedWithTheirName() {
+        func refusal(_ type: String, _ params: [String: ParameterValue]) -> GraphError? {
+            do { _ = try NodeHarness(type, params, inputs: [Case.mono16k], registry: .builtin); return nil } catch {
+                return error as? GraphError
+            }
+        }
+        #expect(refusal("no-such-node", [:])?.code == .unknownNodeType)
+        #expect(refusal("gain", ["volume": 1])?.parameter == "volume")
+        #expect(refusal("gain", ["db": 500])?.code == .badParameterValue)
+        #expect(refusal("resampler", [:])?.code == .missingParameter)
+        #expect(refusal("resampler", [:])?.parameter == "rate")
+    }
 }
