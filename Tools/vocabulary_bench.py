@@ -9,7 +9,10 @@ Reports: the share of sentences whose new word is found, word recall of the new 
 sentence WER, without and with the vocabulary; corpus WER without and with it (it must not get
 worse by more than 0.5 point). The vocabulary file is written to a temporary directory.
 """
-import json, os, re, subprocess, sys, tempfile
+import json, os, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from transcripts import errors, normalize  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "..", "shared", "corpus")
@@ -35,19 +38,6 @@ SENTENCES = [
 ]
 PHRASES = ["find ramen restaurants", "find shawarma restaurants", "boba tea", "call a lyft", "book an airbnb",
            "watch netflix", "deploy to kubernetes", "the grafana dashboard"]
-
-
-def normalize(t):
-    return re.sub(r"[^a-z' ]", " ", t.lower()).split()
-
-
-def errors(hyp, ref):
-    d = list(range(len(ref) + 1))
-    for i in range(1, len(hyp) + 1):
-        prev, d[0] = d[0], i
-        for j in range(1, len(ref) + 1):
-            prev, d[j] = d[j], min(d[j] + 1, d[j - 1] + 1, prev + (hyp[i - 1] != ref[j - 1]))
-    return d[len(ref)]
 
 
 def recognise(bin_dir, wav, vocabulary=None):
