@@ -173,6 +173,24 @@ final class PocketSphinxDecoder {
         noise.withUnsafeBufferPointer { process($0.baseAddress!, count: $0.count) }
         endUtterance()
         ps_start_stream(decoder)
+        loadedMean = ag_cmn_snapshot(decoder)
+    }
+
+    /// The live cepstral mean as loaded (after `warmUp`), for `startOver`.
+    private var loadedMean: ag_cmn_snapshot_t?
+
+    /// Puts the decoder back in the state `warmUp` left it in, for another stream: no
+    /// utterance open, the main search, frames numbered from 0, the cepstral mean as loaded,
+    /// the side meter empty. A stream decoded after `startOver` gets the same results as
+    /// with a fresh load (tested).
+    func startOver() {
+        if phase == .previewing || phase == .decoding { _ = ps_end_utt(decoder) }
+        phase = .idle
+        _ = ps_set_search(decoder, Self.mainSearch)
+        ps_start_stream(decoder)
+        if var mean = loadedMean { ag_cmn_restore(decoder, &mean) }
+        if let meter { ag_cmn_meter_restart(meter) }
+        firstSegmentFrame = nil
     }
 
     /// Opens an utterance; PocketSphinx's own begins with the first `process`.

@@ -143,6 +143,13 @@ public final class Recognizer: AudioNode {
     /// Loads the model (before the run announces `listening`).
     public func open() throws(EngineError) {
         guard decoder == nil else { return }
+        keptKey = reuseKey
+        if let key = keptKey, let kept = LoadedDecoders.take(key) {
+            decoder = kept.decoder
+            automaton = kept.automaton
+            (loadWarnings, loadedWarnings) = (kept.warnings, kept.warnings)
+            return
+        }
         // PocketSphinx ends the process on most damaged model files: check them first.
         let phones = try SpeechModel.checked(hmm: hmm, dict: dict)
         let vocabulary = try vocabularyPath.map { path throws(EngineError) in
@@ -182,6 +189,7 @@ public final class Recognizer: AudioNode {
             automaton = d.grammarAutomaton()
             d.warmUp()
             decoder = d
+            loadedWarnings = loadWarnings
         } catch {
             var e = error
             if e.parameter != nil { throw e }
@@ -196,6 +204,33 @@ public final class Recognizer: AudioNode {
             }
             throw e
         }
+    }
+
+    /// What this recognizer's decoder is kept under when models are kept loaded
+    /// (``SpeechModel/keepsLoadedModels``); nil when it is not kept (assistant mode: the
+    /// wake-word spotter is a second decoder tied to this one).
+    private var reuseKey: String? {
+        guard LoadedDecoders.keeping, wake == nil else { return nil }
+        let searchText: String, files: [String]
+        switch search {
+        case .languageModel(let lm): (searchText, files) = ("lm", [lm])
+        case .grammar(let g): (searchText, files) = ("jsgf", [g])
+        case .keyphrase(let k, let t): (searchText, files) = ("kws \(k) \(t)", [])
+        }
+        return LoadedDecoders.key(
+            [hmm, searchText, "\(limits.hmms)/\(limits.wordExits)", finalPass.rawValue,
+             previewLimits.map { "\($0.hmms)/\($0.wordExits)" } ?? "-"],
+            files: [hmm + "/mdef", hmm + "/means", dict] + files + (vocabularyPath.map { [$0] } ?? []))
+    }
+
+    /// The key its decoder was taken or loaded under (nil: not kept), and its load's warnings.
+    private var keptKey: String?
+    private var loadedWarnings: [String] = []
+
+    deinit {
+        // The decoding thread holds the recognizer while it runs: it has ended here.
+        guard let decoder, let key = keptKey else { return }
+        LoadedDecoders.give(.init(decoder: decoder, automaton: automaton, warnings: loadedWarnings), key: key)
     }
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {

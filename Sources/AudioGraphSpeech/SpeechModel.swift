@@ -40,6 +40,18 @@ public enum SpeechModel {
         return model.phones
     }
 
+    /// Whether recognizers keep their loaded model for the next session with the same model
+    /// files and settings (off by default). A program that runs many sessions one after
+    /// another (a batch of files, the `audiograph batch` command) then loads the model once
+    /// per concurrent session rather than once per session; a kept decoder starts each
+    /// session as freshly loaded, so results do not depend on what it decoded before.
+    /// Setting it to false frees the kept ones. Assistant-mode recognizers (a wake word) are
+    /// not kept.
+    public static var keepsLoadedModels: Bool {
+        get { LoadedDecoders.keeping }
+        set { LoadedDecoders.keeping = newValue }
+    }
+
     /// Routes PocketSphinx's log lines away from stderr (they would break the one-line
     /// error rule and `--json` output).
     public static func silenceLogging() {

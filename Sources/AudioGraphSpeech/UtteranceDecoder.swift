@@ -290,6 +290,13 @@ final class UtteranceDecoder {
         if wholePass {
             decoder.endUtterance()  // the live pass, if any, is done
             if !isCancelled() && !batch.isEmpty {
+                if !livePass {
+                    // No live pass has moved PocketSphinx's running mean to this speaker and
+                    // channel: normalise with the utterance's own.
+                    decoder.startCepstralMean()
+                    batch.withUnsafeBufferPointer { decoder.measureCepstralMean($0.baseAddress!, count: $0.count) }
+                    decoder.applyCepstralMean()
+                }
                 decoder.startUtterance()
                 batch.withUnsafeBufferPointer { decoder.process($0.baseAddress!, count: $0.count, wholeUtterance: true) }
             }

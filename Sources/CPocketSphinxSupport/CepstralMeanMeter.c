@@ -39,6 +39,11 @@ void ag_cmn_meter_start(ag_cmn_meter_t *m) {
     m->state.frames = 0;
 }
 
+void ag_cmn_meter_restart(ag_cmn_meter_t *m) {
+    fe_start_stream(m->fe);
+    ag_cmn_meter_start(m);
+}
+
 void ag_cmn_meter_continue(ag_cmn_meter_t *m, long keep) {
     fe_start_utt(m->fe);
     if (m->state.frames > keep && keep > 0) {
@@ -73,3 +78,28 @@ int ag_cmn_meter_apply(ag_cmn_meter_t *m, struct ps_decoder_s *ps) {
 ag_cmn_meter_state_t ag_cmn_meter_get_state(const ag_cmn_meter_t *m) { return m->state; }
 
 void ag_cmn_meter_set_state(ag_cmn_meter_t *m, ag_cmn_meter_state_t state) { m->state = state; }
+
+_Static_assert(sizeof(mfcc_t) == sizeof(float), "floating-point PocketSphinx features");
+
+ag_cmn_snapshot_t ag_cmn_snapshot(struct ps_decoder_s *ps) {
+    ag_cmn_snapshot_t s = {0};
+    cmn_t *cmn = ps_get_feat(ps)->cmn_struct;
+    if (!cmn) return s;
+    s.length = cmn->veclen > 64 ? 64 : cmn->veclen;
+    for (int c = 0; c < s.length; c++) {
+        s.mean[c] = cmn->cmn_mean[c];
+        s.sum[c] = cmn->sum[c];
+    }
+    s.frames = cmn->nframe;
+    return s;
+}
+
+void ag_cmn_restore(struct ps_decoder_s *ps, const ag_cmn_snapshot_t *s) {
+    cmn_t *cmn = ps_get_feat(ps)->cmn_struct;
+    if (!cmn || s->length != (cmn->veclen > 64 ? 64 : cmn->veclen)) return;
+    for (int c = 0; c < s->length; c++) {
+        cmn->cmn_mean[c] = s->mean[c];
+        cmn->sum[c] = s->sum[c];
+    }
+    cmn->nframe = s->frames;
+}

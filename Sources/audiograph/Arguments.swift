@@ -39,6 +39,13 @@ struct Arguments {
         return items.remove(at: i)
     }
 
+    /// Removes every remaining positional argument, in order.
+    mutating func positionals() -> [String] {
+        let taken = items.filter { !$0.hasPrefix("-") || $0 == "-" }
+        items.removeAll { !$0.hasPrefix("-") || $0 == "-" }
+        return taken
+    }
+
     /// Throws if anything was not consumed.
     func finish(_ command: String) throws(UsageError) {
         if let extra = items.first {

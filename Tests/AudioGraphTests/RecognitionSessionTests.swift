@@ -81,6 +81,42 @@ import Testing
         try s.cancel()  // after the end: nothing to discard, no error
     }
 
+    /// A session that has ended and is let go is freed, its engine and model with it (the
+    /// engine's event handler once held the session, and so both, for good).
+    @Test(.flite) func aSessionLetGoIsFreed() async throws {
+        let wav = try #require(Flite.speech("go forward"))
+        weak var released: RecognitionSession?
+        do {
+            let s = try RecognitionSession(graph: graph(wav))
+            s.onEvent { _ in }
+            released = s
+            try s.start()
+            _ = await s.ended()
+        }
+        for _ in 0..<200 where released != nil { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(released == nil)
+    }
+
+    /// With models kept loaded, sessions after the first reuse the first one's decoder and
+    /// hear exactly what a fresh one hears.
+    @Test(.flite) func aKeptModelHearsAsAFreshOne() async throws {
+        let a = try #require(Flite.speech("find japanese restaurants nearby")), b = try #require(Flite.speech("go forward ten meters"))
+        func finals(_ wav: URL) async throws -> [RecognitionResult] {
+            let s = try RecognitionSession(graph: graph(wav))
+            let stream = s.events
+            try s.start()
+            var out: [RecognitionResult] = []
+            for await e in stream { if case .final(_, let r) = e { out.append(r) } }
+            return out
+        }
+        let fresh = try await finals(b)
+        RecognitionSession.keepsLoadedModels = true
+        defer { RecognitionSession.keepsLoadedModels = false }
+        _ = try await finals(a)
+        let kept = try await finals(b)
+        #expect(kept == fresh && !fresh.isEmpty)
+    }
+
     @Test(.flite) func aStreamReadLateStillHasEveryEventFromTheStart() async throws {
         let wav = try #require(Flite.speech("go forward ten meters"))
         let s = try RecognitionSession(graph: graph(wav))

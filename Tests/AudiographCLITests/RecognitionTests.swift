@@ -254,7 +254,7 @@ import Testing
         let wav = try #require(Flite.speech("go forward ten meters and then turn left at the second corner"))
         // Ctrl-C once the second word shows in a partial (no timing assumptions).
         let stopped = try CLI.run(["run", "graphs/transcribe.json", "--source", wav.path, "--json", "--realtime",
-                                   "--set", "eos.mode=none"], interruptWhen: { out in
+                                   "--set", "eos.mode=none", "--set", "asr.partials=0.25"], interruptWhen: { out in
             out.split(separator: "\n").contains { $0.contains("\"partial\"") && $0.contains("go ") }
         })
         #expect(json(stopped).last?["reason"] as? String == "stopped")

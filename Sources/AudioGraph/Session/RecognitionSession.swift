@@ -41,6 +41,17 @@ public final class RecognitionSession: Sendable {
     /// range); finals are kept until read. One sequence per session: iterate it once.
     public let results = SpeechResults()
 
+    /// Whether sessions keep their recognizer's loaded model for the next session with the
+    /// same model files and settings (off by default). Turn it on in a program that runs many
+    /// sessions one after another (a batch of files): the model then loads once per
+    /// concurrent session instead of once per session, and each session still starts from a
+    /// freshly loaded state, so its results do not depend on the sessions before. Turning it
+    /// off frees the kept models.
+    public static var keepsLoadedModels: Bool {
+        get { SpeechModel.keepsLoadedModels }
+        set { SpeechModel.keepsLoadedModels = newValue }
+    }
+
     /// Validates `graph` and prepares its engine: files are opened and models loaded here,
     /// before `start`, so listening begins at once. Throws `GraphErrors`, `GraphError` or
     /// `EngineError`.
@@ -64,7 +75,8 @@ public final class RecognitionSession: Sendable {
             let advisor = self.advisor
             try engine.installTap(onNode: source.id, bufferSize: 1600) { advisor.observe($0) }
         }
-        engine.setEventHandler { [self] e in deliver(e) }
+        // Weak: the engine is the session's, and a strong capture would keep both alive for good.
+        engine.setEventHandler { [weak self] e in self?.deliver(e) }
     }
 
     /// Every event of the session in stream order from `start()`; finishes after `.end`.

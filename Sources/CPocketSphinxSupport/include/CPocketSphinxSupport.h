@@ -43,6 +43,8 @@ ag_cmn_meter_t *ag_cmn_meter_new(struct ps_decoder_s *ps);
 void ag_cmn_meter_free(ag_cmn_meter_t *m);
 /// Starts a new utterance: sums back to zero.
 void ag_cmn_meter_start(ag_cmn_meter_t *m);
+/// Starts a new stream: sums back to zero and the front end's noise estimate as made.
+void ag_cmn_meter_restart(ag_cmn_meter_t *m);
 /// Starts a new utterance keeping what was measured before, weighted as at most `keep`
 /// frames, so the mean carries over from utterance to utterance and follows slow changes.
 void ag_cmn_meter_continue(ag_cmn_meter_t *m, long keep);
@@ -54,6 +56,13 @@ int ag_cmn_meter_apply(ag_cmn_meter_t *m, struct ps_decoder_s *ps);
 ag_cmn_meter_state_t ag_cmn_meter_get_state(const ag_cmn_meter_t *m);
 /// Puts back what was measured when `state` was taken.
 void ag_cmn_meter_set_state(ag_cmn_meter_t *m, ag_cmn_meter_state_t state);
+
+/// The decoder's own live cepstral mean (mean, running sum, frame count): taken once a
+/// decoder is loaded and put back when it is reused for another stream, so the stream
+/// decodes as it would with a fresh load.
+typedef struct { float mean[64]; float sum[64]; int32_t frames; int32_t length; } ag_cmn_snapshot_t;
+ag_cmn_snapshot_t ag_cmn_snapshot(struct ps_decoder_s *ps);
+void ag_cmn_restore(struct ps_decoder_s *ps, const ag_cmn_snapshot_t *snapshot);
 
 // MARK: preview vocabulary (TopWordsModel.c)
 

@@ -1,0 +1,69 @@
+import AudioGraphCore
+import Foundation
+import Synchronization
+
+/// Decoders kept loaded after their session, for the next recognizer with the same model
+/// files and settings (``SpeechModel/keepsLoadedModels``): a batch of files then loads the
+/// model once per worker instead of once per file.
+///
+/// A decoder is taken by one recognizer at a time and given back when that recognizer goes
+/// away; between the two it is put back in its freshly loaded state
+/// (`PocketSphinxDecoder.startOver`). Taking and giving happen when a session opens and
+/// when it is released, never on the audio path.
+enum LoadedDecoders {
+    /// A loaded decoder and what its load found (reported again by each session that reuses it).
+    struct Entry {
+        var decoder: PocketSphinxDecoder
+        var automaton: GrammarAutomaton?
+        var warnings: [String]
+    }
+
+    private static let state = Mutex<(keeping: Bool, idle: [String: [UncheckedSendable<Entry>]])>((false, [:]))
+
+    /// Whether decoders are kept (``SpeechModel/keepsLoadedModels``).
+    static var keeping: Bool {
+        get { state.withLock { $0.keeping } }
+        set {
+            let dropped = state.withLock { s -> [UncheckedSendable<Entry>] in
+                s.keeping = newValue
+                if newValue { return [] }
+                defer { s.idle = [:] }
+                return s.idle.values.flatMap { $0 }
+            }
+            _ = dropped  // the decoders are freed here, outside the lock
+        }
+    }
+
+    /// An idle decoder loaded with `key`'s model and settings, or nil.
+    static func take(_ key: String) -> Entry? {
+        state.withLock { s in
+            guard s.keeping, var list = s.idle[key], let e = list.popLast() else { return nil }
+            s.idle[key] = list.isEmpty ? nil : list
+            return e.value
+        }
+    }
+
+    /// Keeps `entry` for the next taker of `key`, started over; drops it when not keeping.
+    static func give(_ entry: Entry, key: String) {
+        entry.decoder.startOver()
+        let box = UncheckedSendable(entry)
+        state.withLock { s in
+            if s.keeping { s.idle[key, default: []].append(box) }
+        }
+    }
+
+    /// How many decoders are idle (tests).
+    static var idleCount: Int { state.withLock { $0.idle.values.reduce(0) { $0 + $1.count } } }
+
+    /// What makes two loads the same: every file (and its modification time and size, so an
+    /// edited vocabulary or grammar is loaded again) and every setting the decoder is built with.
+    static func key(_ parts: [String], files: [String]) -> String {
+        let stamps = files.map { path -> String in
+            let a = try? FileManager.default.attributesOfItem(atPath: path)
+            let m = (a?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            let n = (a?[.size] as? NSNumber)?.intValue ?? -1
+            return "\(path)@\(m):\(n)"
+        }
+        return (parts + stamps).joined(separator: "\u{1F}")
+    }
+}

@@ -1,0 +1,95 @@
+import AudioGraph
+import AudioGraphCore
+import Foundation
+
+/// Runs the batch's graph over one input and writes its results: the JSON lines
+/// `audiograph run GRAPH --source FILE --json` prints, and SRT and WebVTT subtitles from
+/// the final results' word times. Each file is written under a temporary name and renamed
+/// into place, the JSON lines last, so a result file that exists is whole.
+struct BatchTranscriber: Sendable {
+    let graph: String
+    let sets: [String]
+    let options: AudioEngine.Options
+
+    /// How one input went.
+    enum Outcome: Sendable {
+        /// Transcribed: seconds of audio, utterances.
+        case done(audio: Double, utterances: Int)
+        /// Not transcribed: why (one line).
+        case failed(String)
+        /// The job was interrupted while this input ran: nothing written.
+        case interrupted
+    }
+
+    /// Transcribes `input`; `progress` gets the seconds read and the input's duration while
+    /// it runs; `interrupted` is polled to cancel it.
+    func run(_ input: BatchInputs.Input, progress: (Double, Double?) -> Void,
+             interrupted: () -> Bool) -> Outcome {
+        let collected = Locked<(lines: [String], finals: [RecognitionResult], error: String?)>(([], [], nil))
+        let session: RecognitionSession
+        do {
+            let g = try GraphLoading.load(graph, sources: [input.path], sets: sets)
+            session = try RecognitionSession(validated: g, options: options)
+        } catch {
+            return .failed(Self.describe(error))
+        }
+        session.onEvent { e in
+            let line = e.jsonLine
+            collected.withLock { c in
+                c.lines.append(line)
+                switch e {
+                case .final(_, let r): c.finals.append(r)
+                case .error(let err): if c.error == nil { c.error = err.description }
+                default: break
+                }
+            }
+        }
+        do { try session.start() } catch { return .failed(Self.describe(error)) }
+        var reason: EndReason?
+        var cancelled = false
+        while reason == nil {
+            if !cancelled && interrupted() {
+                cancelled = true
+                try? session.cancel()
+            }
+            progress(session.position, session.duration)
+            reason = session.engine.waitUntilEnded(timeout: 0.1)
+        }
+        let result = collected.withLock { $0 }
+        switch reason! {
+        case .cancelled: return .interrupted
+        case .error: return .failed(result.error ?? "the run ended with an error")
+        default: break
+        }
+        if cancelled { return .interrupted }
+        let subtitles = Subtitles(result.finals)
+        let contents = ["srt": subtitles.srt, "vtt": subtitles.webVTT,
+                        "jsonl": result.lines.map { $0 + "\n" }.joined()]
+        do {
+            try FileManager.default.createDirectory(atPath: (input.output as NSString).deletingLastPathComponent.isEmpty
+                                                    ? "." : (input.output as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            for format in BatchInputs.formats {
+                let path = input.output + "." + format, temporary = path + ".partial"
+                try Data(contents[format]!.utf8).write(to: URL(fileURLWithPath: temporary))
+                if rename(temporary, path) != 0 {
+                    throw UsageError("cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))")
+                }
+            }
+        } catch {
+            return .failed("cannot write the results: \(Self.describe(error))")
+        }
+        return .done(audio: session.position, utterances: result.finals.count)
+    }
+
+    /// One line for an error, as `audiograph run` would print it (without the prefix).
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let e as GraphErrors: e.errors.map(\.description).joined(separator: "; ")
+        case let e as GraphError: e.description
+        case let e as UsageError: e.message
+        case let e as EngineError: e.description
+        default: "\(error)"
+        }
+    }
+}

@@ -1,0 +1,63 @@
+@testable import AudioGraphCore
+@testable import AudioGraphSpeech
+import AudioGraphTestSupport
+import Foundation
+import Testing
+
+/// A decoder kept for reuse: started over, it decodes as a freshly loaded one; the keeper
+/// hands it only to the same model and settings. The real decoder and model.
+@Suite(.enabled(if: SpeechModel.isDefaultInstalled, "Debian's pocketsphinx-en-us is not installed"), .serialized)
+struct LoadedDecodersTests {
+    func loaded() throws -> PocketSphinxDecoder {
+        let d = try PocketSphinxDecoder(
+            hmm: SpeechModel.defaultHMM, dict: SpeechModel.defaultDict, search: .languageModel(SpeechModel.defaultLM),
+            limits: .init(hmms: 4000, wordExits: 10), dropsSilence: true)
+        d.warmUp()
+        return d
+    }
+
+    func samples(_ text: String) throws -> [Int16] {
+        let w = try WAVFile.monoSamples(path: try #require(Flite.speech(text)).path)
+        return w.samples.map { Int16(max(-32768, min(32767, ($0 * 32768).rounded()))) }
+    }
+
+    /// Two utterances live (the running mean moves), then a whole one, as the recognizer does.
+    func decode(_ d: PocketSphinxDecoder, _ x: [Int16]) -> RecognitionResult {
+        for _ in 0..<2 {
+            d.startUtterance()
+            x.withUnsafeBufferPointer { d.process($0.baseAddress!, count: $0.count) }
+            d.endUtterance()
+        }
+        d.startCepstralMean()
+        x.withUnsafeBufferPointer { d.measureCepstralMean($0.baseAddress!, count: $0.count) }
+        d.applyCepstralMean()
+        d.startUtterance()
+        x.withUnsafeBufferPointer { d.process($0.baseAddress!, count: $0.count, wholeUtterance: true) }
+        d.endUtterance()
+        return d.result(utterance: 1, start: 0, end: Double(x.count) / 16000, alternatives: 3)
+    }
+
+    @Test(.flite) func startedOverItDecodesAsFreshlyLoaded() throws {
+        let x = try samples("go forward ten meters"), other = try samples("find japanese restaurants nearby and call a taxi")
+        let fresh = decode(try loaded(), x)
+        let reused = try loaded()
+        _ = decode(reused, other)
+        reused.startOver()
+        let again = decode(reused, x)
+        #expect(!fresh.text.isEmpty)
+        #expect(again == fresh, "\(again.text) vs \(fresh.text)")
+    }
+
+    @Test(.flite) func keptOnlyForTheSameModelAndSettingsAndOnlyWhileKeeping() throws {
+        LoadedDecoders.keeping = true
+        defer { LoadedDecoders.keeping = false }
+        let key = LoadedDecoders.key(["a"], files: [SpeechModel.defaultDict])
+        LoadedDecoders.give(.init(decoder: try loaded(), automaton: nil, warnings: ["w"]), key: key)
+        #expect(LoadedDecoders.take(LoadedDecoders.key(["b"], files: [SpeechModel.defaultDict])) == nil)
+        #expect(LoadedDecoders.take(key)?.warnings == ["w"])
+        #expect(LoadedDecoders.take(key) == nil, "taken once")
+        LoadedDecoders.give(.init(decoder: try loaded(), automaton: nil, warnings: []), key: key)
+        LoadedDecoders.keeping = false
+        #expect(LoadedDecoders.idleCount == 0 && LoadedDecoders.take(key) == nil, "not keeping: all freed")
+    }
+}
