@@ -45,7 +45,7 @@ def main():
             shutil.rmtree(out, ignore_errors=True)
             t = time.monotonic()
             subprocess.run([os.path.join(a.bin, "audiograph"), "batch", a.graph, inputs, "--output", out,
-                            "--jobs", str(jobs)], check=True, stderr=subprocess.DEVNULL)
+                            "--jobs", str(jobs)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             wall = time.monotonic() - t
             hyps = {}
             for f in files:

@@ -73,13 +73,13 @@ public final class Recognizer: AudioNode {
     var automaton: GrammarAutomaton?
     var progress = HypothesisProgress()
     private var gate = PlaybackGate()
-    private var decoder: PocketSphinxDecoder?
+    var decoder: PocketSphinxDecoder?
     /// The decoding thread, its queue and its outbox of results (see `LaggingStage`).
     var stage: LaggingStage?
     var nodeId = "recognizer"
     var segmentation = Segmentation.whole
     /// Warnings from loading the model, reported once with the first run's events.
-    private var loadWarnings: [String] = []
+    var loadWarnings: [String] = []
 
     init(_ p: ResolvedParameters) throws(GraphError) {
         nodeId = p.nodeId
@@ -140,92 +140,16 @@ public final class Recognizer: AudioNode {
         StreamFormat(sampleRate: 16000, channelCount: 1)
     }
 
-    /// Loads the model (before the run announces `listening`).
-    public func open() throws(EngineError) {
-        guard decoder == nil else { return }
-        keptKey = reuseKey
-        if let key = keptKey, let kept = LoadedDecoders.take(key) {
-            decoder = kept.decoder
-            automaton = kept.automaton
-            (loadWarnings, loadedWarnings) = (kept.warnings, kept.warnings)
-            return
-        }
-        // PocketSphinx ends the process on most damaged model files: check them first.
-        let phones = try SpeechModel.checked(hmm: hmm, dict: dict)
-        let vocabulary = try vocabularyPath.map { path throws(EngineError) in
-            let known = PronunciationDictionary.words(dict)
-            return try Vocabulary(path: path, phones: Set(phones), known: { known.contains($0) })
-        }
-        loadWarnings += vocabulary?.skipped ?? []
-        // The new words join a copy of the dictionary the decoder loads (a grammar or key
-        // phrase is built as it loads); a language model then gets weight for them.
-        var dictionary = dict
-        if let vocabulary, !vocabulary.words.isEmpty {
-            dictionary = try Vocabulary.dictionary(dict, adding: vocabulary.words)
-        }
-        defer { if dictionary != dict { try? FileManager.default.removeItem(atPath: dictionary) } }
-        do throws(EngineError) {
-            let d = try PocketSphinxDecoder(hmm: hmm, dict: dictionary, search: search, limits: limits,
-                                            dropsSilence: finalPass == .utterance,
-                                            preview: previewLimits)
-            if let vocabulary, search.isLanguageModel, !vocabulary.phrases.isEmpty { try d.addVocabularyModel(vocabulary) }
-            if case .keyphrase(let phrase, _) = search, let word = d.firstUnknownWord(in: phrase) {
-                throw EngineError(.model, "\"\(word)\" is not in the dictionary \(dict)",
-                                  suggestion: "spell the keyphrase with dictionary words")
-            }
-            if case .languageModel(let lm) = search {
-                let words = d.wordsWithoutPronunciation()
-                // A few missing words are usual (the en-us model lacks none); many mean a
-                // dictionary for another language model.
-                if words.missing > 0 && words.missing * 100 >= words.total {
-                    loadWarnings.append("\(words.missing) of the \(words.total) words of the language model \(lm) have no pronunciation in the dictionary \(dict) and cannot be recognised (e.g. \(words.examples.joined(separator: ", ")))")
-                }
-            }
-            if let wake {
-                let spotter = try WakeWordSpotter(phrase: wake.phrase, threshold: wake.threshold, hmm: hmm, dictionary: d)
-                listener = CommandListener(nodeId: nodeId, spotter: spotter, timeout: wake.timeout,
-                                           emit: { [unowned self] e, at in self.stage?.emit(e, at: at) })
-            }
-            automaton = d.grammarAutomaton()
-            d.warmUp()
-            decoder = d
-            loadedWarnings = loadWarnings
-        } catch {
-            var e = error
-            if e.parameter != nil { throw e }
-            if e.message.contains("missing in the dictionary") {
-                e.message += " \(dict)"
-                e.suggestion = "add the word to a vocabulary file (the recognizer's vocabulary parameter)"
-            }
-            e.parameter = switch search {
-            case .grammar: "grammar"
-            case .keyphrase: "keyphrase"
-            case .languageModel: "lm"
-            }
-            throw e
-        }
-    }
-
-    /// What this recognizer's decoder is kept under when models are kept loaded
-    /// (``SpeechModel/keepsLoadedModels``); nil when it is not kept (assistant mode: the
-    /// wake-word spotter is a second decoder tied to this one).
-    private var reuseKey: String? {
-        guard LoadedDecoders.keeping, wake == nil else { return nil }
-        let searchText: String, files: [String]
-        switch search {
-        case .languageModel(let lm): (searchText, files) = ("lm", [lm])
-        case .grammar(let g): (searchText, files) = ("jsgf", [g])
-        case .keyphrase(let k, let t): (searchText, files) = ("kws \(k) \(t)", [])
-        }
-        return LoadedDecoders.key(
-            [hmm, searchText, "\(limits.hmms)/\(limits.wordExits)", finalPass.rawValue,
-             previewLimits.map { "\($0.hmms)/\($0.wordExits)" } ?? "-"],
-            files: [hmm + "/mdef", hmm + "/means", dict] + files + (vocabularyPath.map { [$0] } ?? []))
-    }
-
     /// The key its decoder was taken or loaded under (nil: not kept), and its load's warnings.
-    private var keptKey: String?
-    private var loadedWarnings: [String] = []
+    var keptKey: String?
+    var loadedWarnings: [String] = []
+    /// The decoder loading on a thread of its own while the graph already runs (see `open`).
+    var loading: BackgroundLoad<LoadedDecoders.Entry>?
+    /// Why the background load failed (set by the decoding thread before `loadFailed`).
+    let loadFailure = Locked<EngineError?>(nil)
+    let loadFailed = Atomic<Bool>(false)
+    /// Render thread: `process` has reported the failed load (so `finish` does not again).
+    private var reportedLoadFailure = false
 
     deinit {
         // The decoding thread holds the recognizer while it runs: it has ended here.
@@ -247,6 +171,10 @@ public final class Recognizer: AudioNode {
     }
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
+        if loadFailed.load(ordering: .acquiring) {
+            reportedLoadFailure = true
+            return .failed(Self.loadFailureCode)
+        }
         let input = io.inputs[0]
         if input.frameLength > 0 || input.markerCount > 0 { stage.unsafelyUnwrapped.write(input, muting: gate) }
         if io.inputsEnded { stage.unsafelyUnwrapped.endInput() }
@@ -264,6 +192,14 @@ public final class Recognizer: AudioNode {
         stage.finish()
         let lost = stage.queue.lostBlocks.load(ordering: .relaxed)
         if lost > 0 { stage.emit(.overrun(node: nodeId, lost: lost), at: .infinity) }
+        // A load that failed after the input had all been read.
+        if !reportedLoadFailure, let e = loadFailure.withLock({ $0 }) { throw e }
+    }
+
+    static let loadFailureCode: Int32 = 1
+
+    public func failure(_ code: Int32) -> EngineError {
+        loadFailure.withLock { $0 } ?? EngineError(.model, "the recognizer failed")
     }
 
     public func abandon() { stage?.cancel() }
@@ -280,12 +216,17 @@ public final class Recognizer: AudioNode {
     public func takeStreamEvents(nodeId: String) -> StreamEvents? { stage?.take() }
 
     private func startThread() {
-        guard let stage, let decoder else { return }
+        guard let stage, decoder != nil || loading != nil else { return }
         let warnings = loadWarnings.map { StreamEvent(at: 0, EngineEvent.warning(node: nodeId, message: $0)) }
         loadWarnings = []
-        let box = UncheckedSendable((self, decoder))
+        let box = UncheckedSendable(self)
         stage.start(initial: warnings) { stage in
-            let (node, decoder) = box.value
+            let node = box.value
+            // Audio queues up meanwhile (16 s of it) while a background load finishes.
+            guard let decoder = node.decoder ?? node.finishLoading(stage) else {
+                while let (index, _) = stage.next() { stage.release(index) }
+                return
+            }
             node.decode(stage, decoder)
         }
     }

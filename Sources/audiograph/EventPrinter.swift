@@ -15,6 +15,11 @@ final class EventPrinter: Sendable {
     /// the stream's figures once it runs, so the terminal shows one line per device.
     private let devices = Locked<(opened: [String: String], shown: Set<String>)>(([:], []))
 
+    /// Whether an error the run reported was the model's (exit status 2, as when the model
+    /// fails before the run starts; a language model finishes loading while the run goes on).
+    var sawModelError: Bool { modelError.withLock { $0 } }
+    private let modelError = Locked(false)
+
     /// The live area at the bottom of the terminal (partials, status, level), or nil.
     let display: LiveDisplay?
     let style: TerminalStyle
@@ -39,6 +44,7 @@ final class EventPrinter: Sendable {
     }
 
     func print(_ event: EngineEvent) {
+        if case .error(let e) = event, e.code == .model { modelError.withLock { $0 = true } }
         switch event {
         case .overrun(let node, let lost): losses.withLock { $0[node, default: (0, 0)].lost += lost }
         case .underrun(let node, let count, let frames):

@@ -101,13 +101,14 @@ enum RunCommand: Command {
         display?.finish()
         signals.cancel()
         if let losses = printer.lossSummary { FileHandle.standardError.write(Data((losses + "\n").utf8)) }
-        if !json {
+        // After an error the error line says what happened; a model's is about no audio at all.
+        if !json && !(reason == .error && printer.sawModelError) {
             let wall = Date().timeIntervalSince(started)
             let audio = engine.position
             let speed = wall > 0 && audio > 0 ? String(format: ", %.0fx real time", audio / wall) : ""
             FileHandle.standardError.write(Data(String(format: "audiograph: ended (%@): %.2f s of audio in %.3f s%@\n",
                                                        reason!.rawValue, audio, wall, speed).utf8))
         }
-        return reason == .error ? 1 : 0
+        return reason == .error ? (printer.sawModelError ? 2 : 1) : 0
     }
 }

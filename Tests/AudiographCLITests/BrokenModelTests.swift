@@ -85,4 +85,39 @@ struct BrokenModelTests {
         let error = #expect(throws: EngineError.self) { _ = try RecognitionSession(graph: g) }
         #expect(error?.parameter == "hmm" && error?.file == dir + "/means" && error?.node == "asr", "\(String(describing: error))")
     }
+
+    /// A language model PocketSphinx cannot read fails after `listening` (it loads while the
+    /// run starts): still one line naming node, parameter and file, exit 2, no input advice;
+    /// with `--json` the error and the end follow `listening`. An embedder's session ends with
+    /// the error event.
+    @Test(.flite) func aLanguageModelThatFailsToLoadIsOneLineAndExit2() async throws {
+        let wav = try #require(Flite.speech("find japanese restaurants nearby"))
+        let lm = CLI.tempDir().appendingPathComponent("broken.lm.bin")
+        try Data(Self.junk.utf8).write(to: lm)
+        let r = try CLI.run(["run", "graphs/dictation.json", "--source", wav.path, "--set", "asr.lm=\(lm.path)"])
+        #expect(r.status == 2 && r.stderrLines.count == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("node \"asr\": parameter \"lm\": ") && r.stderr.contains(lm.path), "\(r.stderr)")
+        let j = try CLI.run(["run", "graphs/dictation.json", "--source", wav.path, "--set", "asr.lm=\(lm.path)", "--json"])
+        #expect(j.status == 2)
+        let events = j.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let types = events.map { $0["type"] as? String ?? "" }
+        #expect(types.first == "state" && types.suffix(3) == ["error", "state", "end"] && !types.contains("final"), "\(j.stdout)")
+        #expect(events.last?["reason"] as? String == "error" && events.last?["suggestion"] == nil)
+
+        var g = GraphDescription(name: "broken")
+        g.addNode("src", type: "file-source", ["path": .string(wav.path)])
+        g.addNode("asr", type: "recognizer", ["lm": .string(lm.path)])
+        g.connect("src", to: "asr")
+        let session = try RecognitionSession(graph: g)
+        let stream = session.events
+        try session.start()
+        var errors: [EngineError] = []
+        var end: EndReason?
+        for await e in stream {
+            if case .error(let err) = e { errors.append(err) }
+            if case .end(let reason, _) = e { end = reason }
+        }
+        #expect(errors.count == 1 && errors.first?.code == .model && errors.first?.parameter == "lm", "\(errors)")
+        #expect(end == .error)
+    }
 }

@@ -13,6 +13,7 @@ final class InputAdvisor: @unchecked Sendable {
     /// however long the session).
     private var quietLevels = [Int](repeating: 0, count: 121)
     private var inSpeech = false
+    private var modelFailed = false
     private var speechStarts: [Double] = []
     private var clipped = 0
 
@@ -48,6 +49,7 @@ final class InputAdvisor: @unchecked Sendable {
                 inSpeech = true
                 speechStarts.append(t)
             case .speechEnd: inSpeech = false
+            case .error(let error) where error.code == .model: modelFailed = true
             default: break
             }
         }
@@ -69,7 +71,8 @@ final class InputAdvisor: @unchecked Sendable {
     func suggestion(for reason: EndReason) -> String? {
         lock.withLock {
             let peakDB = 20 * log10(max(peak, 1e-9))
-            guard reason == .noSpeech || reason == .error else { return nil }
+            // A model that failed to load explains the error by itself: the input did not matter.
+            guard reason == .noSpeech || (reason == .error && !modelFailed) else { return nil }
             if clipped > 100 { return "the input is clipping (peaks at full scale): lower the input gain" }
             if blocks > 0 && peak == 0 { return "the input is digital silence: check that the right microphone is selected and not muted" }
             if blocks > 0 && peakDB < -40 { return String(format: "the input is very quiet (peak %.0f dBFS): raise the input gain or move closer", peakDB) }

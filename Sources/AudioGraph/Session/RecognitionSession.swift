@@ -52,9 +52,12 @@ public final class RecognitionSession: Sendable {
         set { SpeechModel.keepsLoadedModels = newValue }
     }
 
-    /// Validates `graph` and prepares its engine: files are opened and models loaded here,
-    /// before `start`, so listening begins at once. Throws `GraphErrors`, `GraphError` or
-    /// `EngineError`.
+    /// Validates `graph` and prepares its engine: files are opened and model files checked
+    /// here, before `start`, so listening begins at once. A recognizer's language model (the
+    /// bulk of its load) goes on loading in the background from here while the session
+    /// already listens, its audio queued until the decoder is ready; if it fails, the session
+    /// ends with an `error` event (code `model`) instead of this throwing. Grammars, key
+    /// phrases and wake words load here. Throws `GraphErrors`, `GraphError` or `EngineError`.
     public convenience init(graph: GraphDescription, registry: NodeRegistry = .builtin,
                             options: AudioEngine.Options = .init()) throws {
         switch GraphValidator.validate(graph, registry: registry) {

@@ -1,0 +1,140 @@
+import AudioGraphCore
+import Foundation
+
+/// Loading the recognizer's model.
+///
+/// What can be checked quickly (files there, the acoustic model and dictionary whole, a
+/// vocabulary's lines) is checked in `open`, before the run starts, so such errors stop it
+/// before `listening`. PocketSphinx's own load of a language-model search (the n-gram model,
+/// the dictionary's 134k words, the first words' preview search, a warm-up) then runs on a
+/// thread of its own while the graph already runs: the session is listening at once and the
+/// audio waits in the recognizer's queue (16 s of it) until the decoder is ready. A load that
+/// fails there ends the run with its error (code `model`). Grammars, key phrases and the
+/// assistant's wake word load in `open`: they are small, and an assistant's first moments
+/// are spent on the wake word.
+extension Recognizer {
+    /// Checks the model files and starts loading the decoder (see above).
+    public func open() throws(EngineError) {
+        guard decoder == nil, loading == nil else { return }
+        keptKey = reuseKey
+        if let key = keptKey, let kept = LoadedDecoders.take(key) {
+            adopt(kept)
+            return
+        }
+        // PocketSphinx ends the process on most damaged model files: check them first.
+        let phones = try SpeechModel.checked(hmm: hmm, dict: dict)
+        let vocabulary = try vocabularyPath.map { path throws(EngineError) in
+            let known = PronunciationDictionary.words(dict)
+            return try Vocabulary(path: path, phones: Set(phones), known: { known.contains($0) })
+        }
+        // The new words join a copy of the dictionary the decoder loads (a grammar or key
+        // phrase is built as it loads); a language model then gets weight for them.
+        var dictionary = dict
+        if let vocabulary, !vocabulary.words.isEmpty {
+            dictionary = try Vocabulary.dictionary(dict, adding: vocabulary.words)
+        }
+        let copied = dictionary != dict
+        let warnings = vocabulary?.skipped ?? []
+        if search.isLanguageModel && wake == nil {
+            let box = UncheckedSendable((self, dictionary, vocabulary))
+            loading = BackgroundLoad(name: "audiograph.recognizer.load") { () throws(EngineError) in
+                let (node, dictionary, vocabulary) = box.value
+                defer { if copied { try? FileManager.default.removeItem(atPath: dictionary) } }
+                return try node.load(dictionary: dictionary, vocabulary: vocabulary, warnings: warnings)
+            }
+            return
+        }
+        defer { if copied { try? FileManager.default.removeItem(atPath: dictionary) } }
+        let loaded = try load(dictionary: dictionary, vocabulary: vocabulary, warnings: warnings)
+        if let wake {
+            let spotter = try WakeWordSpotter(phrase: wake.phrase, threshold: wake.threshold, hmm: hmm, dictionary: loaded.decoder)
+            listener = CommandListener(nodeId: nodeId, spotter: spotter, timeout: wake.timeout,
+                                       emit: { [unowned self] e, at in self.stage?.emit(e, at: at) })
+        }
+        adopt(loaded)
+    }
+
+    /// Takes a loaded decoder as this recognizer's.
+    func adopt(_ loaded: LoadedDecoders.Entry) {
+        decoder = loaded.decoder
+        automaton = loaded.automaton
+        (loadWarnings, loadedWarnings) = (loaded.warnings, loaded.warnings)
+    }
+
+    /// Decoding thread: waits for the background load; the decoder, or nil when the load
+    /// failed (the run then ends with its error).
+    func finishLoading(_ stage: LaggingStage) -> PocketSphinxDecoder? {
+        guard let loading else { return nil }
+        self.loading = nil
+        switch loading.wait() {
+        case .success(let loaded):
+            decoder = loaded.decoder
+            automaton = loaded.automaton
+            loadedWarnings = loaded.warnings
+            for w in loaded.warnings { stage.emit(.warning(node: nodeId, message: w), at: 0) }
+            return loaded.decoder
+        case .failure(let error):
+            loadFailure.withLock { $0 = error }
+            loadFailed.store(true, ordering: .releasing)
+            stage.cancel()  // a render thread waiting for queue space stops waiting
+            return nil
+        }
+    }
+
+    /// PocketSphinx's load (any thread): the decoder, its grammar automaton and the load's
+    /// warnings. Errors name the parameter of the search.
+    func load(dictionary: String, vocabulary: Vocabulary?, warnings: [String]) throws(EngineError) -> LoadedDecoders.Entry {
+        var warnings = warnings
+        do throws(EngineError) {
+            let d = try PocketSphinxDecoder(hmm: hmm, dict: dictionary, search: search, limits: limits,
+                                            dropsSilence: finalPass == .utterance,
+                                            preview: previewLimits)
+            if let vocabulary, search.isLanguageModel, !vocabulary.phrases.isEmpty { try d.addVocabularyModel(vocabulary) }
+            if case .keyphrase(let phrase, _) = search, let word = d.firstUnknownWord(in: phrase) {
+                throw EngineError(.model, "\"\(word)\" is not in the dictionary \(dict)",
+                                  suggestion: "spell the keyphrase with dictionary words")
+            }
+            if case .languageModel(let lm) = search {
+                let words = d.wordsWithoutPronunciation()
+                // A few missing words are usual (the en-us model lacks none); many mean a
+                // dictionary for another language model.
+                if words.missing > 0 && words.missing * 100 >= words.total {
+                    warnings.append("\(words.missing) of the \(words.total) words of the language model \(lm) have no pronunciation in the dictionary \(dict) and cannot be recognised (e.g. \(words.examples.joined(separator: ", ")))")
+                }
+            }
+            let automaton = d.grammarAutomaton()
+            d.warmUp()
+            return .init(decoder: d, automaton: automaton, warnings: warnings)
+        } catch {
+            var e = error
+            if e.parameter != nil { throw e }
+            if e.message.contains("missing in the dictionary") {
+                e.message += " \(dict)"
+                e.suggestion = "add the word to a vocabulary file (the recognizer's vocabulary parameter)"
+            }
+            e.parameter = switch search {
+            case .grammar: "grammar"
+            case .keyphrase: "keyphrase"
+            case .languageModel: "lm"
+            }
+            throw e
+        }
+    }
+
+    /// What this recognizer's decoder is kept under when models are kept loaded
+    /// (``SpeechModel/keepsLoadedModels``); nil when it is not kept (assistant mode: the
+    /// wake-word spotter is a second decoder tied to this one).
+    var reuseKey: String? {
+        guard LoadedDecoders.keeping, wake == nil else { return nil }
+        let searchText: String, files: [String]
+        switch search {
+        case .languageModel(let lm): (searchText, files) = ("lm", [lm])
+        case .grammar(let g): (searchText, files) = ("jsgf", [g])
+        case .keyphrase(let k, let t): (searchText, files) = ("kws \(k) \(t)", [])
+        }
+        return LoadedDecoders.key(
+            [hmm, searchText, "\(limits.hmms)/\(limits.wordExits)", finalPass.rawValue,
+             previewLimits.map { "\($0.hmms)/\($0.wordExits)" } ?? "-"],
+            files: [hmm + "/mdef", hmm + "/means", dict] + files + (vocabularyPath.map { [$0] } ?? []))
+    }
+}
