@@ -260,27 +260,6 @@ final class PocketSphinxDecoder {
         text.split(separator: " ").compactMap { word(String($0)) }.joined(separator: " ")
     }
 
-    /// How many of the language model's words the dictionary cannot pronounce (PocketSphinx
-    /// leaves them out of the search without a word), of how many, with the first few.
-    func wordsWithoutPronunciation(examples: Int = 5) -> (missing: Int, total: Int, examples: [String]) {
-        // The search's model is a set mapped onto the dictionary's words; its member keeps the model's own.
-        guard let set = ps_get_lm(decoder, Self.mainSearch), let lm = ngram_model_set_lookup(set, "default"),
-              let counts = ngram_model_get_counts(lm) else { return (0, 0, []) }
-        var total = 0, missing = 0
-        var found: [String] = []
-        for id in 0..<Int32(counts[0]) {
-            guard let w = ngram_word(lm, id), w[0] != 0x3C /* "<": <s>, </s>, <UNK> */ else { continue }
-            total += 1
-            if let pron = ps_lookup_word(decoder, w) {
-                free(pron)
-            } else {
-                missing += 1
-                if found.count < examples { found.append(String(cString: w)) }
-            }
-        }
-        return (missing, total, found)
-    }
-
     /// Whether every word of `phrase` is in the dictionary; returns the first unknown word.
     func firstUnknownWord(in phrase: String) -> String? {
         for w in phrase.split(separator: " ") {

@@ -27,25 +27,31 @@ extension Recognizer {
             let known = PronunciationDictionary.words(dict)
             return try Vocabulary(path: path, phones: Set(phones), known: { known.contains($0) })
         }
+        // A language model's search loads the dictionary cut to the model's words, once cut.
+        var base = dict
+        var coverage: LanguageModelDictionary.Coverage?
+        if case .languageModel(let lm) = search, wake == nil, let cut = LanguageModelDictionary.cached(dict: dict, lm: lm) {
+            (base, coverage) = (cut.path, cut.coverage)
+        }
         // The new words join a copy of the dictionary the decoder loads (a grammar or key
         // phrase is built as it loads); a language model then gets weight for them.
-        var dictionary = dict
+        var dictionary = base
         if let vocabulary, !vocabulary.words.isEmpty {
-            dictionary = try Vocabulary.dictionary(dict, adding: vocabulary.words)
+            dictionary = try Vocabulary.dictionary(base, adding: vocabulary.words)
         }
-        let copied = dictionary != dict
+        let copied = dictionary != base
         let warnings = vocabulary?.skipped ?? []
         if search.isLanguageModel && wake == nil {
-            let box = UncheckedSendable((self, dictionary, vocabulary))
+            let box = UncheckedSendable((self, dictionary, vocabulary)), coverage = coverage
             loading = BackgroundLoad(name: "audiograph.recognizer.load") { () throws(EngineError) in
                 let (node, dictionary, vocabulary) = box.value
                 defer { if copied { try? FileManager.default.removeItem(atPath: dictionary) } }
-                return try node.load(dictionary: dictionary, vocabulary: vocabulary, warnings: warnings)
+                return try node.load(dictionary: dictionary, vocabulary: vocabulary, warnings: warnings, coverage: coverage)
             }
             return
         }
         defer { if copied { try? FileManager.default.removeItem(atPath: dictionary) } }
-        let loaded = try load(dictionary: dictionary, vocabulary: vocabulary, warnings: warnings)
+        let loaded = try load(dictionary: dictionary, vocabulary: vocabulary, warnings: warnings, coverage: coverage)
         if let wake {
             let spotter = try WakeWordSpotter(phrase: wake.phrase, threshold: wake.threshold, hmm: hmm, dictionary: loaded.decoder)
             listener = CommandListener(nodeId: nodeId, spotter: spotter, timeout: wake.timeout,
@@ -82,8 +88,10 @@ extension Recognizer {
     }
 
     /// PocketSphinx's load (any thread): the decoder, its grammar automaton and the load's
-    /// warnings. Errors name the parameter of the search.
-    func load(dictionary: String, vocabulary: Vocabulary?, warnings: [String]) throws(EngineError) -> LoadedDecoders.Entry {
+    /// warnings. `coverage`: the language model's, known when `dictionary` is its cut (else
+    /// counted here, and the cut made for the next load). Errors name the parameter of the search.
+    func load(dictionary: String, vocabulary: Vocabulary?, warnings: [String],
+              coverage known: LanguageModelDictionary.Coverage?) throws(EngineError) -> LoadedDecoders.Entry {
         var warnings = warnings
         do throws(EngineError) {
             let d = try PocketSphinxDecoder(hmm: hmm, dict: dictionary, search: search, limits: limits,
@@ -95,7 +103,17 @@ extension Recognizer {
                                   suggestion: "spell the keyphrase with dictionary words")
             }
             if case .languageModel(let lm) = search {
-                let words = d.wordsWithoutPronunciation()
+                var words: LanguageModelDictionary.Coverage
+                if let known {
+                    words = known
+                } else {
+                    let counted = d.languageModelWords()
+                    words = counted.coverage
+                    // Counted over the dictionary alone (no vocabulary), the count is the cut's.
+                    if wake == nil && vocabulary == nil {
+                        LanguageModelDictionary.store(dict: dict, lm: lm, words: counted.words, coverage: words)
+                    }
+                }
                 // A few missing words are usual (the en-us model lacks none); many mean a
                 // dictionary for another language model.
                 if words.missing > 0 && words.missing * 100 >= words.total {

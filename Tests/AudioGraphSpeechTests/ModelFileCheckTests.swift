@@ -127,9 +127,9 @@ struct ModelFileCheckTests {
         try Data("hello HH AH L OW\nworld W ER L D\n".utf8).write(to: url)
         let d = try PocketSphinxDecoder(hmm: SpeechModel.defaultHMM, dict: url.path, search: .languageModel(SpeechModel.defaultLM),
                                         limits: .init(hmms: 4000, wordExits: 10), dropsSilence: false)
-        let words = d.wordsWithoutPronunciation()
+        let (all, words) = d.languageModelWords()
         #expect(words.total > 70000 && words.missing == words.total - 2, "\(words)")
-        #expect(words.examples.count == 5)
+        #expect(words.examples.count == 5 && all.count == words.total && all.contains("hello"))
     }
 
     static func grammar() throws -> String {
