@@ -22,12 +22,13 @@ CONT = ["pocketsphinx_continuous", "-hmm", f"{MODEL}/en-us", "-lm", f"{MODEL}/en
 def run(cmd, marker=None):
     """(seconds to the line containing marker or None, seconds to the end, peak {hwm, anon, file} MB)."""
     t = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0)
     os.set_blocking(p.stdout.fileno(), False)
     ready, peak, buf = None, {"VmHWM": 0, "RssAnon": 0, "RssFile": 0}, ""
     while True:
-        chunk = p.stdout.read()
+        chunk = p.stdout.read()  # bytes, or None when nothing is there yet
         if chunk:
+            chunk = chunk.decode(errors="replace")
             buf += chunk
             if marker and ready is None and marker in buf:
                 ready = time.monotonic() - t
