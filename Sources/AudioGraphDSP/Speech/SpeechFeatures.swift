@@ -94,6 +94,10 @@ final class SpeechFeatures {
         for i in count..<fft.size { input[i] = 0 }
         fft.transform()
         let level = 10 * log10(max(energy / Float(count), 1e-12))
+        // Digital silence (a stream's first blocks, a muted input) says nothing about the
+        // room: learning it as the noise would put the estimate at zero, from where it takes
+        // a minute to climb, and any sound would be speech until then. It is not measured.
+        guard level >= VoiceActivityDetector.Tuning.digitalSilenceLevel else { return (0, 0, level, 0) }
         frames += 1
         let first = frames == 1, learning = frames <= 5, capped = frames > Self.subwindowFrames
         var llrSum: Float = 0
@@ -106,7 +110,11 @@ final class SpeechFeatures {
             let p = max(fft.power(k), 1e-12)
             let s = first ? p : 0.7 * smoothed[j] + 0.3 * p
             smoothed[j] = s
-            currentMin[j] = min(currentMin[j], s)
+            // The minimum follows the smoothed power once it is smoothed: a first frame's raw
+            // periodogram is tiny in some bins, and its minimum would hold the noise estimate
+            // there far below the noise for the first 1.5 s (steady noise from the session's
+            // start taken as speech).
+            if !learning { currentMin[j] = min(currentMin[j], s) }
             // Noise: recursive average where the bin looks like noise, creeping up where it
             // does not (so a noise that starts is learnt in seconds), and never above the
             // bias-compensated minimum of the last 1.5 s (so it drops fast when noise drops).

@@ -13,6 +13,9 @@ extension VoiceActivityDetector {
         static let harmonicityWeight: Float = 1.0
         /// Frames below this level (dBFS) carry no evidence (digital silence, a muted input).
         static let silenceLevel: Float = -70
+        /// Frames below this level (dBFS: zeros, or a bit or two of 16-bit dither) are not
+        /// measured at all: they teach the noise estimate nothing about the room.
+        static let digitalSilenceLevel: Float = -96
         /// The talker's loud level rises this much per frame above it and falls this much per
         /// frame below it (dB): it tracks about the 98th percentile of frame levels.
         static let loudRise: Float = 1
