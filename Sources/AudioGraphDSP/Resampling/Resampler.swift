@@ -8,9 +8,10 @@ import AudioGraphCore
 /// Filter tables are designed in `prepare`, never on the audio path.
 ///
 /// Two methods, chosen by `method`: the direct polyphase filter (one stage, output with
-/// every input block: live input) and, when down-sampling, soxr's two-stage design (an
-/// FFT low-pass then a short polyphase filter or plain decimation: 2-3x the throughput,
-/// output in bursts of a few thousand frames: file input). `auto` picks by the graph.
+/// every input block: live input) and soxr's two-stage design, when down-sampling (an FFT
+/// low-pass then a short polyphase filter or plain decimation) or up-sampling by a whole
+/// factor (zeros between the samples, then the FFT low-pass): 2-4x the throughput, output
+/// in bursts of a few thousand frames (file input). `auto` picks by the graph.
 public final class Resampler: AudioNode {
     public static let descriptor = NodeDescriptor(
         type: "resampler",
@@ -22,7 +23,8 @@ public final class Resampler: AudioNode {
                           help: ResamplerQuality.summary),
             ParameterSpec("method", .choice(Method.allCases.map(\.rawValue)), default: "auto",
                           help: "polyphase: one filter, output with every block (lowest latency); fft: when down-sampling, "
-                              + "an FFT low-pass then a short filter (faster, output in bursts); auto: fft for file input "
+                              + "an FFT low-pass then a short filter, when up-sampling by a whole factor, zeros between "
+                              + "the samples then an FFT low-pass (faster, output in bursts); auto: fft for file input "
                               + "below very-high, polyphase for live input"),
         ],
         make: { p throws(GraphError) in
