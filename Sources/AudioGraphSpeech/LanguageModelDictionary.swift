@@ -33,7 +33,12 @@ enum LanguageModelDictionary {
     static func cached(dict: String, lm: String, in folder: String? = folder) -> (path: String, coverage: Coverage)? {
         guard let path = path(dict: dict, lm: lm, in: folder), let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        guard let head = try? handle.read(upToCount: 4096),
+        // Whole only with its last line (a cut is renamed into place whole; this guards the rest).
+        guard let size = try? handle.seekToEnd(), size > UInt64(endLine.count),
+              (try? handle.seek(toOffset: size - UInt64(endLine.count))) != nil,
+              let tail = try? handle.read(upToCount: endLine.count), tail == endLine,
+              (try? handle.seek(toOffset: 0)) != nil,
+              let head = try? handle.read(upToCount: 4096),
               let line = String(decoding: head, as: UTF8.self).split(separator: "\n").first else { return nil }
         // ";; audiograph coverage MISSING TOTAL EXAMPLE,EXAMPLE"
         let fields = line.split(separator: " ")
@@ -65,10 +70,15 @@ enum LanguageModelDictionary {
                 }
             }
         }
-        let temporary = path + ".\(getpid()).partial"
+        out.append(endLine)
+        // A name of its own: sessions in one process may cut the same dictionary at once.
+        let temporary = path + ".\(UUID().uuidString).partial"
         guard FileManager.default.createFile(atPath: temporary, contents: out) else { return }
         if rename(temporary, path) != 0 { unlink(temporary) }
     }
+
+    /// The cut's last line (PocketSphinx skips lines starting ";;").
+    static let endLine = Data(";; audiograph end\n".utf8)
 
     /// Where the cut of `dict` to `lm` is kept.
     static func path(dict: String, lm: String, in folder: String? = folder) -> String? {

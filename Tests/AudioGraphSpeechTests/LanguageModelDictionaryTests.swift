@@ -23,7 +23,12 @@ import Testing
         let cut = try #require(LanguageModelDictionary.cached(dict: dict.path, lm: lm.path, in: cache))
         #expect(cut.coverage == coverage)
         let lines = try String(contentsOfFile: cut.path, encoding: .utf8).split(separator: "\n")
-        #expect(lines.dropFirst() == ["hello HH AH L OW", "hello(2) HH EH L OW", "go G OW"])
+        #expect(Array(lines.dropFirst()) == ["hello HH AH L OW", "hello(2) HH EH L OW", "go G OW", ";; audiograph end"])
+        // A cut without its last line is not taken.
+        let whole = try Data(contentsOf: URL(fileURLWithPath: cut.path))
+        try whole.dropLast(5).write(to: URL(fileURLWithPath: cut.path))
+        #expect(LanguageModelDictionary.cached(dict: dict.path, lm: lm.path, in: cache) == nil)
+        try whole.write(to: URL(fileURLWithPath: cut.path))
         // PocketSphinx and the dictionary check skip the record line (";;").
         #expect(try PronunciationDictionary.check(cut.path, phones: ["HH", "AH", "EH", "L", "OW", "G"]) == 3)
         // An edited dictionary is cut again.

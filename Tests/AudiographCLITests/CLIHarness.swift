@@ -15,6 +15,9 @@ enum CLI {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
+    /// `AUDIOGRAPH_CACHE` for every run of this test process.
+    static let cacheFolder = FileManager.default.temporaryDirectory.appendingPathComponent("ag-cli-cache-\(getpid())")
+
     static var binary: URL {
         let debug = packageRoot.appendingPathComponent(".build/debug/audiograph")
         return debug
@@ -29,7 +32,10 @@ enum CLI {
         let p = Process()
         p.executableURL = binary
         p.arguments = args
-        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // The dictionary cuts of the tests' many temporary dictionaries go to a folder of this
+        // test run's, not the user's cache (a test may name its own).
+        p.environment = ProcessInfo.processInfo.environment.merging(["AUDIOGRAPH_CACHE": cacheFolder.path]) { $1 }
+            .merging(environment) { $1 }
         p.currentDirectoryURL = directory ?? packageRoot
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
