@@ -55,19 +55,10 @@ enum LanguageModelDictionary {
               let data = FileManager.default.contents(atPath: dict) else { return }
         var out = Data(";; audiograph coverage \(coverage.missing) \(coverage.total) \(coverage.examples.joined(separator: ","))\n".utf8)
         out.reserveCapacity(data.count)
-        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            var start = 0
-            for i in 0...bytes.count where i == bytes.count || bytes[i] == 0x0A {
-                defer { start = i + 1 }
-                guard i > start else { continue }
-                var end = start  // the word: up to a space, tab or a variant's "("
-                while end < i && bytes[end] != 0x20 && bytes[end] != 0x09 && bytes[end] != 0x28 { end += 1 }
-                let word = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-                if words.contains(word) {
-                    out.append(UnsafeBufferPointer(rebasing: bytes[start..<i]))
-                    out.append(0x0A)
-                }
+        PronunciationDictionary.forEachEntry(data) { word, line in
+            if words.contains(String(decoding: word, as: UTF8.self)) {
+                out.append(line)
+                out.append(0x0A)
             }
         }
         out.append(endLine)
@@ -83,12 +74,7 @@ enum LanguageModelDictionary {
     /// Where the cut of `dict` to `lm` is kept.
     static func path(dict: String, lm: String, in folder: String? = folder) -> String? {
         guard let folder else { return nil }
-        func stamp(_ p: String) -> String? {
-            guard let a = try? FileManager.default.attributesOfItem(atPath: p),
-                  let m = a[.modificationDate] as? Date, let n = a[.size] as? NSNumber else { return nil }
-            return "\(p)|\(n.intValue)|\(m.timeIntervalSince1970)"
-        }
-        guard let d = stamp(dict), let l = stamp(lm) else { return nil }
+        guard let d = FileStamp.of(dict), let l = FileStamp.of(lm) else { return nil }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
         for b in (d + "\n" + l).utf8 { hash = (hash ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         let name = ((dict as NSString).lastPathComponent as NSString).deletingPathExtension

@@ -24,13 +24,14 @@ enum LoadedDecoders {
     static var keeping: Bool {
         get { state.withLock { $0.keeping } }
         set {
-            let dropped = state.withLock { s -> [UncheckedSendable<Entry>] in
+            // Taken out under the lock, freed after it (freeing a decoder takes a while).
+            let dropped = state.withLock { s -> [String: [UncheckedSendable<Entry>]] in
                 s.keeping = newValue
-                if newValue { return [] }
+                guard !newValue else { return [:] }
                 defer { s.idle = [:] }
-                return s.idle.values.flatMap { $0 }
+                return s.idle
             }
-            _ = dropped  // the decoders are freed here, outside the lock
+            withExtendedLifetime(dropped) {}
         }
     }
 
@@ -58,12 +59,7 @@ enum LoadedDecoders {
     /// What makes two loads the same: every file (and its modification time and size, so an
     /// edited vocabulary or grammar is loaded again) and every setting the decoder is built with.
     static func key(_ parts: [String], files: [String]) -> String {
-        let stamps = files.map { path -> String in
-            let a = try? FileManager.default.attributesOfItem(atPath: path)
-            let m = (a?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-            let n = (a?[.size] as? NSNumber)?.intValue ?? -1
-            return "\(path)@\(m):\(n)"
-        }
+        let stamps = files.map { FileStamp.of($0) ?? "\($0)|missing" }
         return (parts + stamps).joined(separator: "\u{1F}")
     }
 }

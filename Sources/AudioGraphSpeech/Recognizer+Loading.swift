@@ -60,11 +60,17 @@ extension Recognizer {
         adopt(loaded)
     }
 
-    /// Takes a loaded decoder as this recognizer's.
+    /// Takes a loaded decoder as this recognizer's; its warnings go out with the first run's
+    /// events (`startThread`).
     func adopt(_ loaded: LoadedDecoders.Entry) {
+        take(loaded)
+        loadWarnings = loaded.warnings
+    }
+
+    private func take(_ loaded: LoadedDecoders.Entry) {
         decoder = loaded.decoder
         automaton = loaded.automaton
-        (loadWarnings, loadedWarnings) = (loaded.warnings, loaded.warnings)
+        loadedWarnings = loaded.warnings
     }
 
     /// Decoding thread: waits for the background load; the decoder, or nil when the load
@@ -74,9 +80,7 @@ extension Recognizer {
         self.loading = nil
         switch loading.wait() {
         case .success(let loaded):
-            decoder = loaded.decoder
-            automaton = loaded.automaton
-            loadedWarnings = loaded.warnings
+            take(loaded)  // the run has started: its warnings go out now
             for w in loaded.warnings { stage.emit(.warning(node: nodeId, message: w), at: 0) }
             return loaded.decoder
         case .failure(let error):

@@ -56,24 +56,19 @@ struct BatchTranscriber: Sendable {
             reason = session.engine.waitUntilEnded(timeout: 0.1)
         }
         let result = collected.withLock { $0 }
-        switch reason! {
-        case .cancelled: return .interrupted
-        case .error: return .failed(result.error ?? "the run ended with an error")
-        default: break
-        }
-        if cancelled { return .interrupted }
+        if reason == .error { return .failed(result.error ?? "the run ended with an error") }
+        if reason == .cancelled || cancelled { return .interrupted }
         let subtitles = Subtitles(result.finals)
         let contents = ["srt": subtitles.srt, "vtt": subtitles.webVTT,
                         "jsonl": result.lines.map { $0 + "\n" }.joined()]
         do {
-            try FileManager.default.createDirectory(atPath: (input.output as NSString).deletingLastPathComponent.isEmpty
-                                                    ? "." : (input.output as NSString).deletingLastPathComponent,
-                                                    withIntermediateDirectories: true)
+            let folder = (input.output as NSString).deletingLastPathComponent
+            try FileManager.default.createDirectory(atPath: folder.isEmpty ? "." : folder, withIntermediateDirectories: true)
             for format in BatchInputs.formats {
                 let path = input.output + "." + format, temporary = path + ".partial"
                 try Data(contents[format]!.utf8).write(to: URL(fileURLWithPath: temporary))
                 if rename(temporary, path) != 0 {
-                    throw UsageError("cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))")
+                    throw EngineError(.io, "cannot rename to \(path): \(String(cString: strerror(errno)))", file: temporary)
                 }
             }
         } catch {
@@ -84,12 +79,6 @@ struct BatchTranscriber: Sendable {
 
     /// One line for an error, as `audiograph run` would print it (without the prefix).
     static func describe(_ error: any Error) -> String {
-        switch error {
-        case let e as GraphErrors: e.errors.map(\.description).joined(separator: "; ")
-        case let e as GraphError: e.description
-        case let e as UsageError: e.message
-        case let e as EngineError: e.description
-        default: "\(error)"
-        }
+        CLI.describe(error).lines.joined(separator: "; ")
     }
 }

@@ -71,22 +71,20 @@ enum CLI {
 
     /// Prints `error` as one line per problem on stderr and returns its exit status.
     static func fail(_ error: any Error) -> Int32 {
+        let (lines, status) = describe(error)
+        for line in lines { printError(line) }
+        return status
+    }
+
+    /// What `error` says, one line per problem (without the `audiograph: ` prefix), and the
+    /// exit status it stands for.
+    static func describe(_ error: any Error) -> (lines: [String], status: Int32) {
         switch error {
-        case let e as GraphErrors:
-            for g in e.errors { printError(g.description) }
-            return 2
-        case let e as GraphError:
-            printError(e.description)
-            return 2
-        case let e as UsageError:
-            printError(e.message)
-            return 2
-        case let e as EngineError:
-            printError(e.description)
-            return e.code == .model ? 2 : 1
-        default:
-            printError("\(error)")
-            return 1
+        case let e as GraphErrors: (e.errors.map(\.description), 2)
+        case let e as GraphError: ([e.description], 2)
+        case let e as UsageError: ([e.message], 2)
+        case let e as EngineError: ([e.description], e.code == .model ? 2 : 1)
+        default: (["\(error)"], 1)
         }
     }
 

@@ -18,6 +18,7 @@ final class WAVFileReader {
     /// Render thread: the file's resident window, [released, prefetched) in bytes.
     private var released = 0, prefetched = 0
     static let window = 4 << 20
+    private static let page = Int(getpagesize())
 
     /// Opens and checks `path`. Errors name the file and what is wrong with it.
     init(path: String) throws(EngineError) {
@@ -45,7 +46,7 @@ final class WAVFileReader {
         let first = min(size, Self.window)
         madvise(p, first, MADV_WILLNEED)
         var sum: UInt8 = 0
-        for page in stride(from: 0, to: first, by: Int(getpagesize())) { sum &+= base.load(fromByteOffset: page, as: UInt8.self) }
+        for page in stride(from: 0, to: first, by: Self.page) { sum &+= base.load(fromByteOffset: page, as: UInt8.self) }
         withExtendedLifetime(sum) {}
         prefetched = first
         do {
@@ -60,7 +61,7 @@ final class WAVFileReader {
 
     /// Keeps the resident window around byte `position` (see the type's description).
     private func prefetch(through position: Int) {
-        let page = Int(getpagesize())
+        let page = Self.page
         if position < released {  // read again from further back (a loop): start over there
             released = position / page * page
             prefetched = released

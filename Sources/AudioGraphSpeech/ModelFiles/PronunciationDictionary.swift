@@ -5,27 +5,35 @@ import Foundation
 /// use with a log message nobody sees and accepts an empty file; here each is an error
 /// naming the file and line, since a dictionary that lost words recognises other words.
 enum PronunciationDictionary {
-    /// The number of words; throws on the first line PocketSphinx could not use.
-    @discardableResult
     /// The words of a dictionary file (without pronunciation variants); empty if unreadable.
     static func words(_ path: String) -> Set<String> {
         guard let data = FileManager.default.contents(atPath: path) else { return [] }
         var words = Set<String>()
         words.reserveCapacity(140_000)
-        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-            var start = 0
-            let bytes = raw.bindMemory(to: UInt8.self)
-            for i in 0...bytes.count {
-                guard i == bytes.count || bytes[i] == UInt8(ascii: "\n") else { continue }
-                var end = start
-                while end < i && bytes[end] != UInt8(ascii: " ") && bytes[end] != UInt8(ascii: "\t") && bytes[end] != UInt8(ascii: "(") { end += 1 }
-                if end > start { words.insert(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)) }
-                start = i + 1
-            }
-        }
+        forEachEntry(data) { word, _ in words.insert(String(decoding: word, as: UTF8.self)) }
         return words
     }
 
+    /// Calls `body` with each non-empty line of a dictionary's bytes (without its newline)
+    /// and the word it starts with: up to a space, a tab or a variant's "(". Comment lines
+    /// come through too (their "word" starts with "##" or ";;").
+    static func forEachEntry(_ data: Data, _ body: (_ word: UnsafeBufferPointer<UInt8>, _ line: UnsafeBufferPointer<UInt8>) -> Void) {
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var start = 0
+            for i in 0...bytes.count where i == bytes.count || bytes[i] == 0x0A {
+                defer { start = i + 1 }
+                var end = start
+                while end < i && bytes[end] != 0x20 && bytes[end] != 0x09 && bytes[end] != 0x28 { end += 1 }
+                if end > start {
+                    body(UnsafeBufferPointer(rebasing: bytes[start..<end]), UnsafeBufferPointer(rebasing: bytes[start..<i]))
+                }
+            }
+        }
+    }
+
+    /// The number of words; throws on the first line PocketSphinx could not use.
+    @discardableResult
     static func check(_ path: String, phones: [String], allowEmpty: Bool = false) throws(ModelFileProblem) -> Int {
         try check(ModelFileReader(path), phones: phones, allowEmpty: allowEmpty)
     }
