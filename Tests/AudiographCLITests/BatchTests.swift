@@ -143,4 +143,28 @@ import Testing
         #expect(!end.contains { $0.contains("files") && $0.hasPrefix("  [") }, "\(end)")
         #expect(end.contains { $0.contains("5 transcribed") }, "\(end)")
     }
+
+    /// Usage mistakes are one line and exit 2, before anything runs; results that cannot be
+    /// written fail their input with one line naming it.
+    @Test func badUsageAndAnUnwritableOutput() throws {
+        let folder = CLI.tempDir().appendingPathComponent("batch-usage")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("empty"), withIntermediateDirectories: true)
+        let wav = folder.appendingPathComponent("a.wav")
+        try WAVFixture.write(wav, rate: 16000, channels: 1, bits: 16, samples: Array(repeating: 0, count: 1600))
+        for (args, words) in [(["--jobs", "0"], "--jobs"), (["--jobs", "many"], "--jobs"), ([], "missing input"),
+                              ([folder.appendingPathComponent("empty").path], "no sound files"),
+                              ([wav.path, wav.path], "given twice"), (["--bogus"], "unknown option")] {
+            let inputs = args.first.map { $0.hasPrefix("-") } ?? true ? [wav.path] : []
+            let r = try CLI.run(["batch", "graphs/transcribe.json"] + (args == [] ? [] : inputs + args))
+            #expect(r.status == 2 && r.stderrLines.count == 1 && r.stderr.contains(words), "\(args): \(r.stderr)")
+        }
+        let badGraph = try CLI.run(["batch", "graphs/transcribe.json", wav.path, "--set", "asr.partials=loud"])
+        #expect(badGraph.status == 2 && badGraph.stderrLines.count == 1 && badGraph.stderr.contains("partials"), "\(badGraph.stderr)")
+        // The output lies under a regular file: no folder can be made there, even as root.
+        let blocked = folder.appendingPathComponent("a-file")
+        try Data("x".utf8).write(to: blocked)
+        let r = try CLI.run(["batch", "graphs/transcribe.json", wav.path, "--output", blocked.appendingPathComponent("out").path])
+        #expect(r.status == 1 && r.stderr.contains("a.wav") && r.stderr.contains("cannot write the results"), "\(r.stderr)")
+        #expect(r.stderrLines.filter { $0.contains("a.wav") }.count == 1)
+    }
 }
