@@ -74,7 +74,7 @@ enum BatchCommand: Command {
         defer { SpeechModel.keepsLoadedModels = false }
         let transcriber = BatchTranscriber(graph: graph, sets: sets, options: .init())
         let next = Atomic<Int>(0)
-        let failures = Atomic<Int>(0), interruptions = Atomic<Int>(0)
+        let transcribed = Atomic<Int>(0), failures = Atomic<Int>(0)
         let started = Date()
         let workers = min(jobs, max(1, todo.count))
         let done = DispatchGroup()
@@ -90,6 +90,7 @@ enum BatchCommand: Command {
                                                   interrupted: { interrupted.load(ordering: .relaxed) })
                     switch outcome {
                     case .done(let audio, let utterances):
+                        transcribed.add(1, ordering: .relaxed)
                         progress.finishedInput(worker: w, line: "\(input.path): \(String(format: "%.1f", audio)) s, \(utterances) utterance\(utterances == 1 ? "" : "s") -> \(input.output).jsonl",
                                                failed: false, audio: audio)
                     case .failed(let why):
@@ -98,7 +99,7 @@ enum BatchCommand: Command {
                         let line = why.contains(input.path) ? why : "\(input.path): \(why)"
                         progress.finishedInput(worker: w, line: "audiograph: " + line, failed: true, audio: 0)
                     case .interrupted:
-                        interruptions.add(1, ordering: .relaxed)
+                        break  // done again by the next run
                     }
                 }
             }
@@ -111,14 +112,14 @@ enum BatchCommand: Command {
 
         let wall = Date().timeIntervalSince(started), audio = progress.audioSeconds
         let failed = failures.load(ordering: .relaxed)
-        let left = todo.count - min(todo.count, next.load(ordering: .relaxed)) + interruptions.load(ordering: .relaxed)
+        let finished = transcribed.load(ordering: .relaxed), left = todo.count - finished - failed
         var summary = "audiograph: batch: \(inputs.count) input\(inputs.count == 1 ? "" : "s")"
-        summary += ": \(todo.count - failed - max(0, left)) transcribed"
+        summary += ": \(finished) transcribed"
         if inputs.count > todo.count { summary += ", \(inputs.count - todo.count) already done" }
         if failed > 0 { summary += ", \(failed) failed" }
         if interrupted.load(ordering: .relaxed) && left > 0 { summary += ", \(left) left (interrupted: run the same command again to resume)" }
         summary += String(format: "; %.1f s of audio in %.1f s", audio, wall)
-        if wall > 0 && audio > 0 { summary += String(format: " (%.0fx real time, %d worker%@)", audio / wall, workers, workers == 1 ? "" : "s") }
+        if wall > 0 && audio > 0 { summary += String(format: " (%.0fx real time, ", audio / wall) + "\(workers) worker\(workers == 1 ? "" : "s"))" }
         FileHandle.standardError.write(Data((summary + "\n").utf8))
         return failed > 0 || (interrupted.load(ordering: .relaxed) && left > 0) ? 1 : 0
     }
