@@ -208,10 +208,11 @@ import Testing
         // plays, so the decoder's first partials may trail the audio by the load.
         try s.start()
         #expect(throws: SessionError.self) { try s.start() }
-        Task {
-            while s.position < 1.0 { try await Task.sleep(nanoseconds: 5_000_000) }
-            try s.stop()
-        }
+        // A thread of its own: the test pool's threads may all be busy under a full suite.
+        Thread {
+            while s.position < 1.0 { usleep(5000) }
+            try? s.stop()
+        }.start()
         let events = await collect(s)
         let finals = events.compactMap { if case .final(_, let r) = $0 { return r.text } else { return nil } }
         #expect(finals.count == 1 && finals[0].hasPrefix("go"), "\(finals)")
