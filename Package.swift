@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "AudioGraphCoreTests", dependencies: ["AudioGraphCore"]),
         .testTarget(name: "AudioGraphDSPTests", dependencies: ["AudioGraphDSP", "AudioGraph", "AudioGraphTestSupport"]),
         .testTarget(name: "AudioGraphSpeechTests", dependencies: ["AudioGraphSpeech", "AudioGraphTestSupport"]),
-        .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AudioGraphSpeech", "AudioGraphTestSupport"]),
+        .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AudioGraphTestSupport"]),
         .testTarget(name: "AudiographCLITests", dependencies: ["AudioGraph", "AudioGraphSpeech", "AudioGraphTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
