@@ -5,22 +5,24 @@ import Foundation
 ///
 /// A logistic regression over measures that predict errors: the word's posterior in the
 /// lattice, whether the lattice's best reading keeps the word when the language model counts
-/// for less or for more, whether the n-best readings have it, how well its frames fit the
-/// acoustic model beside the rest of the utterance, its language-model score and back-off,
-/// and its length. The weights are fitted offline by `Tools/confidence fit` on words of the
-/// dictation graph's results aligned to reference transcripts; `Tools/confidence report`
-/// measures them (README, "Confidence").
+/// for less or for more (and keeps its neighbours when it counts for more), how well its frames fit the acoustic model beside the rest of the
+/// utterance, its language-model score and back-off, and its length. The weights are fitted
+/// offline by `Tools/confidence fit` on words of the dictation graph's results aligned to
+/// reference transcripts; `Tools/confidence report` measures them on files the weights were
+/// not fitted on (README, "Confidences").
 package enum ConfidenceModel {
     /// The raw measures of one word.
     struct Measures {
         /// Share of the lattice's paths with the same word at the word's middle frame.
         var posterior: Double
-        /// Share of the other n-best readings with the same word at the same time.
-        var nbestAgreement: Double
         /// Share of the readings with a lighter language model that keep the word.
         var lighterAgreement: Double
         /// Share of the readings with a heavier language model that keep the word.
         var heavierAgreement: Double
+        /// The lower `heavierAgreement` of the words just before and after it in the same
+        /// result (1 at either end): errors come in runs, so an unstable neighbour marks a
+        /// stretch the language model may have talked the decoder into.
+        var neighbourHeavierAgreement: Double
         /// Acoustic log-likelihood per frame minus the utterance's mean per frame (scaled nats).
         var acousticPerFrame: Double
         /// Language-model score (scaled nats, weighted, with insertion penalty).
@@ -34,14 +36,16 @@ package enum ConfidenceModel {
     }
 
     /// Names of the model's inputs, in order.
-    package static let names = ["log-posterior", "nbest-agreement", "lighter-lm-agreement", "heavier-lm-agreement",
-                        "acoustic-per-frame", "language-model", "unigram", "log-frames", "phones"]
+    package static let names = ["log-posterior", "lighter-lm-agreement", "heavier-lm-agreement",
+                        "acoustic-per-frame", "language-model", "unigram", "log-frames", "phones",
+                                "neighbour-heavier-lm-agreement"]
 
     /// The model's inputs for a word.
     static func evidence(_ m: Measures) -> WordEvidence {
-        let inputs = [log(max(m.posterior, 1e-4)), m.nbestAgreement, m.lighterAgreement, m.heavierAgreement,
+        let inputs = [log(max(m.posterior, 1e-4)), m.lighterAgreement, m.heavierAgreement,
                       max(-5, min(5, m.acousticPerFrame)), max(-0.1, min(0, m.languageModel)) * 10,
-                      m.backoff == 1 ? 1 : 0, log(Double(max(m.frames, 1))), Double(min(m.phones, 12))]
+                      m.backoff == 1 ? 1 : 0, log(Double(max(m.frames, 1))), Double(min(m.phones, 12)),
+                      m.neighbourHeavierAgreement]
         return WordEvidence(features: inputs)
     }
 
@@ -53,7 +57,7 @@ package enum ConfidenceModel {
     }
 
     // Fitted by `Tools/confidence fit` (begin)
-    static let intercept = 0.057923
-    static let weights: [Double] = [0.109960, 0.607679, 1.450158, 2.116161, 0.331766, 0.638625, -0.424862, -0.564248, 0.076434]
+    static let intercept = -0.552497
+    static let weights: [Double] = [0.024537, 1.751994, 2.865926, 0.393736, 1.052338, -0.130152, -0.795658, 0.119044, 1.900948]
     // Fitted by `Tools/confidence fit` (end)
 }

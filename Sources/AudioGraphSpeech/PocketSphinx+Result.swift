@@ -3,8 +3,6 @@ import CPocketSphinx
 import Foundation
 
 extension PocketSphinxDecoder {
-    /// How many distinct n-best readings are read, for alternatives and for the words' agreement.
-    static let nbestReadings = 20
     /// At most this many n-best entries are visited (many differ only in fillers).
     static let nbestVisits = 150
     /// Language-model weights (times PocketSphinx's own) the lattice is read again with: a
@@ -29,7 +27,7 @@ extension PocketSphinxDecoder {
         let text = ps_get_hyp(decoder, &score).map { Self.clean(String(cString: $0)) } ?? ""
         _ = ps_get_prob(decoder)  // computes the lattice's posteriors
         let best = segments(ps_seg_iter(decoder))
-        let readings = nbest(best: (text, score, best), count: max(alternatives, Self.nbestReadings))
+        let readings = nbest(best: (text, score), count: alternatives)
 
         // This PocketSphinx numbers segment frames over the whole stream (`ps_start_stream`),
         // not from the utterance's start, and with `-remove_silence` leaves dropped frames
@@ -44,15 +42,17 @@ extension PocketSphinxDecoder {
         let posteriors = framePosteriors(spoken, from: lead)
         let lighter = Self.lighterLanguageModel.map { rescored(from: lead, languageWeight: $0) }
         let heavier = Self.heavierLanguageModel.map { rescored(from: lead, languageWeight: $0) }
-        let others = readings.dropFirst().map(\.segments)
         let frames = spoken.reduce(0) { $0 + Int($1.last - $1.first + 1) }
         let meanAcoustic = frames > 0 ? logmath_log_to_ln(logmath, spoken.reduce(0) { $0 + $1.ascr }) / Double(frames) : 0
+        let heavierAgreement = spoken.map { agreement($0, heavier) }
         var words: [RecognitionResult.Word] = []
         for (i, s) in spoken.enumerated() {
             let n = Int(s.last - s.first + 1)
+            let neighbours = [i > 0 ? heavierAgreement[i - 1] : 1, i + 1 < spoken.count ? heavierAgreement[i + 1] : 1]
             let evidence = ConfidenceModel.evidence(.init(
-                posterior: posteriors[i], nbestAgreement: agreement(s, others),
-                lighterAgreement: agreement(s, lighter), heavierAgreement: agreement(s, heavier),
+                posterior: posteriors[i],
+                lighterAgreement: agreement(s, lighter), heavierAgreement: heavierAgreement[i],
+                neighbourHeavierAgreement: neighbours.min()!,
                 acousticPerFrame: logmath_log_to_ln(logmath, s.ascr) / Double(n) - meanAcoustic,
                 languageModel: logmath_log_to_ln(logmath, s.lscr), backoff: Int(s.lback), frames: n,
                 phones: phoneCount(s.word)))
@@ -67,19 +67,18 @@ extension PocketSphinxDecoder {
                                  confidence: RecognitionResult.meanConfidence(words), alternatives: alts, words: words)
     }
 
-    /// The best reading, then up to `count` - 1 distinct n-best readings with their words.
-    private func nbest(best: (String, Int32, [Segment]), count: Int)
-        -> [(text: String, score: Int32, segments: [Segment])] {
+    /// The best reading, then up to `count` - 1 distinct n-best readings.
+    private func nbest(best: (String, Int32), count: Int) -> [(text: String, score: Int32)] {
         var readings = [best]
         var seen: Set<String> = [best.0]
-        var nb = ps_nbest(decoder)
+        var nb = count > 1 ? ps_nbest(decoder) : nil
         var visited = 0
         while let n = nb, readings.count < count, visited < Self.nbestVisits {
             visited += 1
             var s: Int32 = 0
             if let h = ps_nbest_hyp(n, &s) {
                 let t = Self.clean(String(cString: h))
-                if seen.insert(t).inserted { readings.append((t, s, segments(ps_nbest_seg(n)))) }
+                if seen.insert(t).inserted { readings.append((t, s)) }
             }
             nb = ps_nbest_next(n)
         }

@@ -6,7 +6,7 @@ import Testing
 /// posterior, a better acoustic fit each make a word more likely right.
 @Suite struct ConfidenceModelTests {
     static let typical = ConfidenceModel.Measures(
-        posterior: 0.6, nbestAgreement: 0.7, lighterAgreement: 0.6, heavierAgreement: 0.8,
+        posterior: 0.6, lighterAgreement: 0.6, heavierAgreement: 0.8, neighbourHeavierAgreement: 0.8,
         acousticPerFrame: 0, languageModel: -0.03, backoff: 3, frames: 25, phones: 3)
 
     func p(_ change: (inout ConfidenceModel.Measures) -> Void) -> Double {
@@ -24,13 +24,13 @@ import Testing
         let base = p { _ in }
         #expect(base > 0 && base < 1)
         #expect(p { $0.posterior = 1 } > base)
-        #expect(p { $0.nbestAgreement = 1 } > base)
         #expect(p { $0.lighterAgreement = 1 } > base)
         #expect(p { $0.heavierAgreement = 1 } > base)
+        #expect(p { $0.neighbourHeavierAgreement = 1 } > base)
         #expect(p { $0.acousticPerFrame = 1 } > base)
         // A word every reading drops, with a poor posterior, is more likely wrong than right.
-        #expect(p { $0.posterior = 0.05; $0.nbestAgreement = 0; $0.lighterAgreement = 0; $0.heavierAgreement = 0 } < 0.5)
+        #expect(p { $0.posterior = 0.05; $0.lighterAgreement = 0; $0.heavierAgreement = 0; $0.neighbourHeavierAgreement = 0 } < 0.5)
         // One every reading keeps, with a posterior of 1, is very likely right.
-        #expect(p { $0.posterior = 1; $0.nbestAgreement = 1; $0.lighterAgreement = 1; $0.heavierAgreement = 1 } > 0.85)
+        #expect(p { $0.posterior = 1; $0.lighterAgreement = 1; $0.heavierAgreement = 1; $0.neighbourHeavierAgreement = 1 } > 0.85)
     }
 }
