@@ -104,13 +104,16 @@ func benchEngine(_ args: [String]) async throws {
 
 /// In-memory throughput of the resampler per ratio and preset: test-signal (white noise,
 /// mono, 60 s) -> resampler -> null-sink, minus nothing (generation is included).
-func benchResample() async throws {
+/// Every ratio and preset, or only `only` = [FROM, TO, QUALITY] (for profiling).
+func benchResample(only: [String] = []) async throws {
     print("## audiograph resampler (in memory like soxr.resample: 60 s of mono white noise in an array -> resampler -> null-sink through the engine, median of 5)")
     print("")
     print("| ratio | quality | taps | Msamples/s in | x real time |")
     print("|---|---|---|---|---|")
-    for (from, to) in [(48000, 16000), (44100, 16000), (8000, 16000), (16000, 48000), (44100, 48000)] {
-        for q in ["low", "medium", "high", "very-high"] {
+    let pairs = only.count == 3 ? [(Int(only[0]) ?? 48000, Int(only[1]) ?? 16000)]
+        : [(48000, 16000), (44100, 16000), (8000, 16000), (16000, 48000), (44100, 48000)]
+    for (from, to) in pairs {
+        for q in only.count == 3 ? [only[2]] : ["low", "medium", "high", "very-high"] {
             var state: UInt32 = 1
             let noise = (0..<60 * from).map { _ -> Float in
                 state = state &* 1_664_525 &+ 1_013_904_223
@@ -183,7 +186,7 @@ let args = Array(CommandLine.arguments.dropFirst())
 do {
     switch args.first {
     case "engine": try await benchEngine(Array(args.dropFirst()))
-    case "resample": try await benchResample()
+    case "resample": try await benchResample(only: Array(args.dropFirst()))
     case "model": try benchModel()
     case "pulse":
         let fragments = args.count > 2 ? args[2].split(separator: ",").compactMap { Double($0).map { $0 / 1000 } } : [0.01, 0.02]
@@ -196,7 +199,7 @@ do {
         guard args.count == 2 else { print("USAGE: audiograph-bench vad FOLDER"); exit(2) }
         try await benchVAD(args[1])
     default:
-        print("USAGE: audiograph-bench engine [FILE.wav] [--runs N] | resample | model | vad FOLDER | pulse [SECONDS] [FRAGMENT_MS,...] | allocations | confidence-features GRAPH FILE...")
+        print("USAGE: audiograph-bench engine [FILE.wav] [--runs N] | resample [FROM TO QUALITY] | model | vad FOLDER | pulse [SECONDS] [FRAGMENT_MS,...] | allocations | confidence-features GRAPH FILE...")
         exit(args.isEmpty ? 0 : 2)
     }
 } catch {

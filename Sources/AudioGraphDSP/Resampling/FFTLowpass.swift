@@ -1,72 +1,103 @@
 import Foundation
 
 /// A long linear-phase low-pass FIR run by FFT convolution (overlap-save on FFTW), for one
-/// channel, streaming, with its delay compensated: output sample n is the filtered signal
-/// at input time n, and N input frames give exactly N output frames.
+/// channel, streaming, with its delay compensated, that may also change the rate by a whole
+/// factor on the way: output sample n is the filtered signal at output time n.
 ///
-/// This is the sharp half of the two-stage down-sampler (soxr's design): it does the
-/// narrow transition band at a cost of a few dozen operations per sample whatever the
-/// length, leaving the rate change itself to a short polyphase filter. Blocks are cut at
-/// fixed stream positions, so the output does not depend on how the input is chunked; it
-/// comes in bursts of one hop (`hop` frames), which is why live graphs use the direct
+/// This is the sharp half of the two-stage resampler (soxr's design): it does the narrow
+/// transition band at a cost of a few dozen operations per sample whatever the length. The
+/// filter lives at the higher rate. Down-sampling by `down`, the product spectrum's bins
+/// up to the output's Nyquist go straight into an inverse transform `down` times shorter
+/// (the folded-over rest lies in the stopband), so only kept samples are computed.
+/// Up-sampling by `up`, the input's transform is `up` times shorter than the output's: its
+/// bins are those of the input with zeros between its samples, and above the input's Nyquist
+/// the filter leaves nothing. N input frames give round(N · up / down) output frames. Blocks
+/// are cut at fixed stream positions, so the output does not depend on how the input is
+/// chunked; it comes in bursts of one hop, which is why live graphs use the direct
 /// polyphase filter instead.
 final class FFTLowpass {
     /// The filter's shape and sizes, worked out without planning an FFT (for buffer sizes
     /// at negotiation); ``FFTLowpass/init(_:)`` builds the filter itself.
     struct Design: Sendable {
+        /// The filter's rate: the higher of input and output.
         let rate: Int
         let passband: Double, stopband: Double, attenuation: Double
-        /// Filter length (odd) and its delay, (length - 1) / 2.
+        /// Whole rate factors; one of them is 1.
+        let up: Int, down: Int
+        /// Filter length at `rate` (odd; its delay a multiple of `down`, length - 1 of `up`).
         let length: Int
         var delay: Int { (length - 1) / 2 }
-        /// Transform size, and new input frames per transform.
+        /// Transform size at `rate`, and new frames at `rate` per transform.
         let size: Int
         var hop: Int { size - (length - 1) }
+        /// The same at the input and the output rate.
+        var inputSize: Int { size / up }
+        var inputHistory: Int { (length - 1) / up }
+        var inputHop: Int { hop / up }
+        var outputSize: Int { size / down }
+        var outputHistory: Int { (length - 1) / down }
+        var outputHop: Int { hop / down }
 
-        /// Flat to `passband`, `attenuation` dB from `stopband` on (Hz).
-        init(rate: Int, passband: Double, stopband: Double, attenuation: Double) {
+        /// Flat to `passband`, `attenuation` dB from `stopband` on (Hz, at `rate`).
+        init(rate: Int, passband: Double, stopband: Double, attenuation: Double, up: Int = 1, down: Int = 1) {
+            precondition(up >= 1 && down >= 1 && (up == 1 || down == 1))
             self.rate = rate
             self.passband = passband
             self.stopband = stopband
             self.attenuation = attenuation
-            var n = Int(kaiserLength(attenuation: attenuation, transition: (stopband - passband) / Double(rate))
+            self.up = up
+            self.down = down
+            let n = Int(kaiserLength(attenuation: attenuation, transition: (stopband - passband) / Double(rate))
                 .rounded(.up)) + 1
-            n += 1 - n % 2  // odd: a whole-sample delay
-            length = n
-            var size = 1024
-            while size < 8 * n { size *= 2 }
+            // Odd, and whole blocks at both rates: the kept samples' phase never drifts.
+            let step = 2 * up * down
+            length = (n - 1 + step - 1) / step * step + 1
+            var size = 512 * up * down
+            while size < 8 * length { size *= 2 }
             self.size = size
         }
 
+        /// Output frames for `frames` input frames in all (round(frames · up / down)).
+        func outputFrames(inputFrames frames: Int) -> Int { (frames * up + down / 2) / down }
+
         /// Largest output one call can give for `frames` of input (a hop may complete, and
         /// the end flush adds the delay).
-        func maxOutput(inputFrames frames: Int) -> Int { frames + 2 * hop + delay }
+        func maxOutput(inputFrames frames: Int) -> Int {
+            frames * up / down + 2 * outputHop + delay / down + 2
+        }
     }
 
     let design: Design
-    var length: Int { design.length }
-    var delay: Int { design.delay }
-    var hop: Int { design.hop }
-    private let fft: RealFFT
-    /// The filter's spectrum, scaled by 1/size (FFTW's inverse is unnormalised).
+    /// The forward transform; its input is the window: `inputHistory` frames of history,
+    /// then up to `inputHop` new (FFTW keeps an out-of-place real transform's input).
+    private let forward: RealFFT
+    private let backward: RealFFT
+    /// The filter's spectrum up to the lower rate's Nyquist, scaled by up / size (FFTW's
+    /// inverse is unnormalised; zeros between samples keep 1/up of their energy).
     private let spectrum: UnsafeMutablePointer<Float>
-    /// The transform's input window: length - 1 frames of history, then up to `hop` new.
-    private let window: UnsafeMutablePointer<Float>
+    private let bins: Int
     private var filled = 0          // new frames in `window` after the history
     private var received = 0        // input frames so far
     private var emitted = 0         // aligned output frames so far
-    private var skip = 0            // convolution outputs still to discard (the delay)
+    private var skip = 0            // output frames still to discard (the delay)
     private var flushed = false
 
-    /// Builds the filter (plans its FFT). Not real-time.
+    /// Builds the filter (plans its FFTs). Not real-time.
     init?(_ design: Design) {
         self.design = design
         let n = design.length, size = design.size, delay = design.delay
-        guard let f = RealFFT(size: size) else { return nil }
-        fft = f
-        spectrum = .allocate(capacity: 2 * (size / 2 + 1))
-        window = .allocate(capacity: size)
-        window.initialize(repeating: 0, count: size)
+        guard let f = RealFFT(size: design.inputSize), let b = RealFFT(size: design.outputSize) else { return nil }
+        forward = f
+        backward = b
+        let full: RealFFT
+        if size == design.inputSize {
+            full = f
+        } else {
+            guard let g = RealFFT(size: size) else { return nil }  // the filter's own spectrum, once
+            full = g
+        }
+        bins = min(design.inputSize, design.outputSize) / 2 + 1
+        spectrum = .allocate(capacity: 2 * bins)
         // Kaiser-windowed sinc, cut-off in the middle of the transition band, unity DC gain.
         let fc = (design.passband + design.stopband) / 2 / Double(design.rate)
         let beta = kaiserBeta(attenuation: design.attenuation)
@@ -75,25 +106,24 @@ final class FFTLowpass {
             kaiserSinc(Double(j - delay), halfWidth: Double(delay + 1), cutoff: fc, beta: beta, i0beta: i0)
         }
         let sum = h.reduce(0, +)
-        f.input.update(repeating: 0, count: size)
-        for j in 0..<n { f.input[j] = Float(h[j] / sum / Double(size)) }
-        f.transform()
-        spectrum.update(from: f.output, count: 2 * (size / 2 + 1))
+        full.input.update(repeating: 0, count: size)
+        for j in 0..<n { full.input[j] = Float(h[j] / sum * Double(design.up) / Double(size)) }
+        full.transform()
+        spectrum.update(from: full.output, count: 2 * bins)
         reset()
     }
 
-    deinit {
-        spectrum.deallocate()
-        window.deallocate()
-    }
+    deinit { spectrum.deallocate() }
+
+    private var window: UnsafeMutablePointer<Float> { forward.input }
 
     /// Back to time 0 (silence before the first frame).
     func reset() {
-        window.update(repeating: 0, count: fft.size)
+        window.update(repeating: 0, count: design.inputSize)
         filled = 0
         received = 0
         emitted = 0
-        skip = delay
+        skip = design.delay / design.down
         flushed = false
     }
 
@@ -104,51 +134,57 @@ final class FFTLowpass {
     /// (capacity `maxOutput(inputFrames: count)`) and returns how many. With `ending`, the
     /// rest is flushed (the future after the last frame is silence). Real-time safe.
     func process(_ input: UnsafePointer<Float>, count: Int, ending: Bool, output: UnsafeMutablePointer<Float>) -> Int {
+        let hop = design.inputHop, history = design.inputHistory
         var written = 0
         var consumed = 0
         while consumed < count {
             let n = min(hop - filled, count - consumed)
-            (window + (length - 1) + filled).update(from: input + consumed, count: n)
+            (window + history + filled).update(from: input + consumed, count: n)
             filled += n
             consumed += n
             received += n
-            if filled == hop { written += runBlock(valid: hop, into: output + written) }
+            if filled == hop { written += runBlock(into: output + written, limit: received * design.up / design.down) }
         }
         if ending && !flushed {
             flushed = true
-            // Zeros after the end until every aligned output up to `received` exists.
-            while emitted < received {
-                (window + (length - 1) + filled).update(repeating: 0, count: hop - filled)
+            // Zeros after the end until every output the input is owed exists.
+            let total = design.outputFrames(inputFrames: received)
+            while emitted < total {
+                (window + history + filled).update(repeating: 0, count: hop - filled)
                 filled = hop
-                written += runBlock(valid: hop, into: output + written)
+                written += runBlock(into: output + written, limit: total)
             }
         }
         return written
     }
 
-    /// Filters the window; passes on the valid outputs (after the delay, up to `received`).
-    private func runBlock(valid: Int, into output: UnsafeMutablePointer<Float>) -> Int {
-        let size = fft.size
-        fft.input.update(from: window, count: size)
-        fft.transform()
-        let bins = size / 2 + 1
-        let s = fft.output
+    /// Filters the window; passes on the outputs after the delay, up to `limit` in all.
+    private func runBlock(into output: UnsafeMutablePointer<Float>, limit: Int) -> Int {
+        forward.transform()
+        let s = forward.output, o = backward.output
         for k in 0..<bins {
             let re = s[2 * k], im = s[2 * k + 1]
             let hr = spectrum[2 * k], hi = spectrum[2 * k + 1]
-            s[2 * k] = re * hr - im * hi
-            s[2 * k + 1] = re * hi + im * hr
+            o[2 * k] = re * hr - im * hi
+            o[2 * k + 1] = re * hi + im * hr
         }
-        fft.inverse()
-        // Convolution outputs for this block sit at fft.input[length - 1 ..< size].
+        // Up-sampling: nothing above the input's Nyquist. Down-sampling: the last bin is the
+        // output's Nyquist, real in a real signal's spectrum.
+        if design.up > 1 {
+            (o + 2 * bins).update(repeating: 0, count: 2 * (design.outputSize / 2 + 1 - bins))
+        } else if design.down > 1 {
+            o[2 * bins - 1] = 0
+        }
+        backward.inverse()
+        // Outputs for this block sit at backward.input[outputHistory ..< outputSize].
+        let valid = design.outputHop
         let start = min(skip, valid)
         skip -= start
-        let wanted = min(valid - start, received - emitted)  // never past the input's end
-        let n = max(0, wanted)
-        output.update(from: fft.input + (length - 1) + start, count: n)
+        let n = max(0, min(valid - start, limit - emitted))
+        output.update(from: backward.input + design.outputHistory + start, count: n)
         emitted += n
-        // Keep the last length - 1 frames as the next block's history.
-        window.update(from: window + hop, count: length - 1)
+        // Keep the last frames as the next block's history.
+        window.update(from: window + design.inputHop, count: design.inputHistory)
         filled = 0
         return n
     }

@@ -54,9 +54,16 @@ final class PolyphaseResampler {
 
     /// Consumes `count` input frames and writes up to `maxOut` outputs; returns how many.
     /// With `ending`, the input after the last frame is taken as zeros and the remaining
-    /// outputs are produced. Real-time safe.
+    /// outputs are produced, round(frames · up / down) in all. Real-time safe.
     func process(_ input: UnsafePointer<Float>, count: Int, ending: Bool,
                  output: UnsafeMutablePointer<Float>, maxOut: Int) -> Int {
+        process(input, count: count, ending: ending, output: output, maxOut: maxOut, total: nil)
+    }
+
+    /// ``process(_:count:ending:output:maxOut:)`` with the whole conversion's output length
+    /// (`total`) when a first stage that rounded its own length knows it.
+    func process(_ input: UnsafePointer<Float>, count: Int, ending: Bool,
+                 output: UnsafeMutablePointer<Float>, maxOut: Int, total: Int?) -> Int {
         // Append the input.
         (history + held).update(from: input, count: count)
         held += count
@@ -65,7 +72,7 @@ final class PolyphaseResampler {
         // How many outputs have their whole input window available.
         var n: Int
         if ending {
-            n = min(maxOut, (received * up + down / 2) / down - produced)
+            n = min(maxOut, (total ?? (received * up + down / 2) / down) - produced)
             if n > 0 {
                 // The future after the last frame is silence.
                 let last = (produced + n - 1) * down / up + halfTaps
