@@ -31,6 +31,9 @@ final class PocketSphinxDecoder {
     let dropsSilence: Bool
     /// Frame of the first utterance's first segment (see `result`).
     var firstSegmentFrame: Int32?
+    /// The vocabulary whose model is interpolated with the language model now (see
+    /// `addVocabularyModel`).
+    var vocabulary: Vocabulary?
 
     /// Loads the model. Errors carry PocketSphinx's own message (a grammar's line, a file).
     ///
@@ -127,6 +130,8 @@ final class PocketSphinxDecoder {
     /// begins with the first `process` (or `endUtterance`), so a preview may run in between.
     private enum Phase { case idle, opened, previewing, decoding }
     private var phase = Phase.idle
+    /// Whether no utterance is open (searches and words may change).
+    var isIdle: Bool { phase == .idle }
     /// Whether an utterance is open (begun or not).
     var inUtterance: Bool { phase != .idle }
     /// Whether the preview search has an utterance open.
@@ -261,6 +266,13 @@ final class PocketSphinxDecoder {
     }
 
     /// Whether every word of `phrase` is in the dictionary; returns the first unknown word.
+    /// Whether the dictionary has `word`.
+    func knows(_ word: String) -> Bool {
+        guard let pron = ps_lookup_word(decoder, word) else { return false }
+        free(pron)
+        return true
+    }
+
     func firstUnknownWord(in phrase: String) -> String? {
         for w in phrase.split(separator: " ") {
             guard let pron = ps_lookup_word(decoder, String(w)) else { return String(w) }

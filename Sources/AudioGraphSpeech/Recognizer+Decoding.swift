@@ -54,6 +54,8 @@ extension Recognizer {
             stage.reachedEnd()
         }) {
             if !stage.isCancelled {
+                // Words from code join before the first utterance or between two.
+                if !utterances.open { addPendingVocabulary(decoder, stage, at: block.time) }
                 if let listener {
                     listener.take(block, utterances)
                     if let r = reported { listener.reported(r, utterances) }

@@ -23,15 +23,19 @@ extension Recognizer {
         }
         // PocketSphinx ends the process on most damaged model files: check them first.
         let phones = try SpeechModel.checked(hmm: hmm, dict: dict)
-        let vocabulary = try vocabularyPath.map { path throws(EngineError) in
-            let known = PronunciationDictionary.words(dict)
-            return try Vocabulary(path: path, phones: Set(phones), known: { known.contains($0) })
-        }
+        modelPhoneSet.withLock { $0 = Set(phones) }
         // A language model's search loads the dictionary cut to the model's words, once cut.
         var base = dict
         var coverage: LanguageModelDictionary.Coverage?
         if case .languageModel(let lm) = search, wake == nil, let cut = LanguageModelDictionary.cached(dict: dict, lm: lm) {
             (base, coverage) = (cut.path, cut.coverage)
+        }
+        // A vocabulary word the loaded dictionary lacks is added, with the whole dictionary's
+        // pronunciation when it has one (a word the language model lacks is not in the cut).
+        let vocabulary = try vocabularyPath.map { path throws(EngineError) in
+            let known = PronunciationDictionary.words(base)
+            return try Vocabulary(path: path, phones: Set(phones), known: { known.contains($0) },
+                                  lookUp: { [dict] in PronunciationDictionary.pronunciations(of: $0, in: dict) })
         }
         // The new words join a copy of the dictionary the decoder loads (a grammar or key
         // phrase is built as it loads); a language model then gets weight for them.

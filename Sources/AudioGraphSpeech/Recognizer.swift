@@ -50,6 +50,10 @@ public final class Recognizer: AudioNode {
     let hmm: String, dict: String
     /// The `vocabulary` file, if any.
     let vocabularyPath: String?
+    /// Words and phrases from code the decoding thread has yet to add (``addVocabulary(_:)``).
+    let pendingVocabulary = Locked<[[VocabularyEntry]]>([])
+    /// The acoustic model's phones, read when first needed.
+    let modelPhoneSet = Locked<Set<String>?>(nil)
     let search: PocketSphinxDecoder.Search
     let partialFrames: Int
     let alternatives: Int

@@ -13,64 +13,109 @@ struct Vocabulary {
         var phones: [String]
     }
 
-    /// New words (not in the dictionary before), in file order, each once.
+    /// New words (not in the dictionary before), in order, each once.
     var words: [Word] = []
-    /// Every phrase of the file (single words included), lowercased, words separated by one space.
+    /// Every phrase (single words included), lowercased, words separated by one space.
     var phrases: [String] = []
     /// Words left out, each with why (no pronunciation could be made).
     var skipped: [String] = []
 
-    /// Reads `path`. `phones`: the model's phone set; `known`: whether the dictionary already
-    /// has a word. Throws for a malformed line (naming file and line) and for phones the model
-    /// lacks (naming them).
-    init(path: String, phones: Set<String>, known: (String) -> Bool) throws(EngineError) {
+    /// One checked entry: its words, the pronunciation given, and where it came from.
+    private struct Checked {
+        var words: [String]
+        var phones: [String]?
+        var place: String
+    }
+
+    /// Reads `path`. `phones`: the model's phone set; `known`: whether the dictionary the
+    /// decoder loads has a word; `lookUp`: pronunciations another dictionary has for words it
+    /// lacks (the rest get flite's). Throws for a malformed line (naming file and line) and
+    /// for phones the model lacks (naming them).
+    init(path: String, phones: Set<String>, known: (String) -> Bool,
+         lookUp: (Set<String>) -> [String: [String]] = { _ in [:] }) throws(EngineError) {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw EngineError(.io, "cannot read the vocabulary", file: path, parameter: "vocabulary")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw EngineError(.model, "is not UTF-8 text", file: path, parameter: "vocabulary")
         }
-        var added = Set<String>()
+        var entries: [Checked] = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.trimmingCharacters(in: .init(charactersIn: "\r"))
-            let at = "line \(index + 1)"
-            func fail(_ message: String) -> EngineError {
-                EngineError(.model, "\(at): \(message)", file: path, parameter: "vocabulary")
-            }
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let parts = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
-            let spelled = parts[0].lowercased().split(whereSeparator: { $0 == " " }).map(String.init)
-            guard !spelled.isEmpty else { throw fail("a pronunciation without a word") }
-            for w in spelled where !w.allSatisfy({ ("a"..."z").contains($0) || $0 == "'" }) || w.allSatisfy({ $0 == "'" }) {
-                throw fail("\"\(w)\": words are letters a-z and apostrophes")
-            }
-            var given: [String]?
-            if parts.count == 2 {
-                let p = parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" }).map { String($0).uppercased() }
-                guard !p.isEmpty else { throw fail("a tab but no pronunciation after it") }
-                guard spelled.count == 1 else { throw fail("a pronunciation belongs to one word, not a phrase") }
-                let unknown = p.filter { !phones.contains($0) || $0.hasPrefix("+") || $0 == "SIL" }
-                guard unknown.isEmpty else {
-                    let speech = phones.filter { !$0.hasPrefix("+") && $0 != "SIL" }.sorted()
-                    throw fail("phones the model lacks: \(unknown.joined(separator: " ")) (it has \(speech.joined(separator: " ")))")
-                }
-                given = p
-            }
-            phrases.append(spelled.joined(separator: " "))
-            for w in spelled where !added.contains(w) {
+            let given = parts.count == 2 ? parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) : nil
+            let at = "line \(index + 1)"
+            entries.append(try Self.check(String(parts[0]), given, phones: phones, place: "\(path) \(at)") { message in
+                EngineError(.model, "\(at): \(message)", file: path, parameter: "vocabulary")
+            })
+        }
+        self.init(entries, known: known, lookUp: lookUp, phones: phones)
+    }
+
+    /// The same from code: entry `i` is named "vocabulary entry i + 1" in errors and warnings.
+    init(entries: [VocabularyEntry], phones: Set<String>, known: (String) -> Bool,
+         lookUp: (Set<String>) -> [String: [String]] = { _ in [:] }) throws(EngineError) {
+        var checked: [Checked] = []
+        for (i, e) in entries.enumerated() {
+            let place = "vocabulary entry \(i + 1) (\"\(e.text)\")"
+            checked.append(try Self.check(e.text, e.pronunciation, phones: phones, place: place) { message in
+                EngineError(.model, "\(place): \(message)", parameter: "vocabulary")
+            })
+        }
+        self.init(checked, known: known, lookUp: lookUp, phones: phones)
+    }
+
+    private init(_ entries: [Checked], known: (String) -> Bool, lookUp: (Set<String>) -> [String: [String]],
+                 phones: Set<String>) {
+        let found = lookUp(Set(entries.flatMap(\.words).filter { !known($0) }))
+        var added = Set<String>()
+        for e in entries {
+            phrases.append(e.words.joined(separator: " "))
+            for w in e.words where !added.contains(w) {
                 if known(w) {
-                    if given != nil { skipped.append("\(path) \(at): \"\(w)\" is in the dictionary already; its pronunciation there is kept") }
+                    if e.phones != nil { skipped.append("\(e.place): \"\(w)\" is in the dictionary already; its pronunciation there is kept") }
                     continue
                 }
-                if let p = given ?? FliteLexicon.pronunciation(of: w), p.allSatisfy(phones.contains) {
+                if let p = e.phones ?? found[w] ?? FliteLexicon.pronunciation(of: w), p.allSatisfy(phones.contains) {
                     words.append(Word(spelling: w, phones: p))
                     added.insert(w)
                 } else {
-                    skipped.append("\(path) \(at): \"\(w)\" was left out: no pronunciation could be made for it")
+                    skipped.append("\(e.place): \"\(w)\" was left out: no pronunciation could be made for it")
                 }
             }
         }
+    }
+
+    /// Checks one word or phrase and its pronunciation; `fail` makes the error for a message.
+    private static func check(_ text: String, _ given: [String]?, phones: Set<String>, place: String,
+                              fail: (String) -> EngineError) throws(EngineError) -> Checked {
+        let spelled = text.lowercased().split(whereSeparator: { $0 == " " }).map(String.init)
+        guard !spelled.isEmpty else { throw fail(given == nil ? "no word" : "a pronunciation without a word") }
+        for w in spelled where !w.allSatisfy({ ("a"..."z").contains($0) || $0 == "'" }) || w.allSatisfy({ $0 == "'" }) {
+            throw fail("\"\(w)\": words are letters a-z and apostrophes")
+        }
+        guard let given else { return Checked(words: spelled, phones: nil, place: place) }
+        let p = given.map { $0.uppercased() }
+        guard !p.isEmpty else { throw fail("a tab but no pronunciation after it") }
+        guard spelled.count == 1 else { throw fail("a pronunciation belongs to one word, not a phrase") }
+        let unknown = p.filter { !phones.contains($0) || $0.hasPrefix("+") || $0 == "SIL" }
+        guard unknown.isEmpty else {
+            let speech = phones.filter { !$0.hasPrefix("+") && $0 != "SIL" }.sorted()
+            throw fail("phones the model lacks: \(unknown.joined(separator: " ")) (it has \(speech.joined(separator: " ")))")
+        }
+        return Checked(words: spelled, phones: p, place: place)
+    }
+
+    /// This vocabulary and `other`'s words and phrases (for a model over both).
+    func merged(with other: Vocabulary) -> Vocabulary {
+        var v = self
+        let have = Set(words.map(\.spelling))
+        v.words += other.words.filter { !have.contains($0.spelling) }
+        v.phrases += other.phrases
+        v.skipped = other.skipped
+        return v
     }
 
     /// A temporary copy of dictionary `dict` with `words` added (remove it once loaded).

@@ -47,4 +47,18 @@ import Testing
             #expect(error.message.contains("UTF-8") && error.file == url.path && error.parameter == "vocabulary")
         }
     }
+
+    /// A word the loaded dictionary lacks (a cut to the language model's words) but the whole
+    /// dictionary has is added with the whole dictionary's first pronunciation, not flite's.
+    @Test func theWholeDictionaryPronouncesBeforeFlite() throws {
+        let dict = FileManager.default.temporaryDirectory.appendingPathComponent("dict-\(UUID().uuidString).dict")
+        try "ale EY L\nalehouse AA L AA\nalehouse(2) EY L HH AW S\n".write(to: dict, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: dict) }
+        #expect(PronunciationDictionary.pronunciations(of: ["alehouse", "ramen"], in: dict.path) == ["alehouse": ["AA", "L", "AA"]])
+        let v = try Vocabulary(entries: [VocabularyEntry("alehouse"), VocabularyEntry("ramen")], phones: Self.phones,
+                               known: { $0 == "find" },
+                               lookUp: { PronunciationDictionary.pronunciations(of: $0, in: dict.path) })
+        #expect(v.words == [.init(spelling: "alehouse", phones: ["AA", "L", "AA"]),
+                            .init(spelling: "ramen", phones: ["R", "AA", "M", "AH", "N"])])
+    }
 }

@@ -132,6 +132,20 @@ public final class RecognitionSession: Sendable {
         engine.firstNode(of: Recognizer.self)?.cancelCommand()
     }
 
+    /// Adds words and phrases for the graph's recognizer to hear from the next utterance on
+    /// (before the first, if none has begun), with a language model: `VocabularyEntry("ramen")`,
+    /// `VocabularyEntry("find shawarma restaurants")`, or a word with its phones. Checked
+    /// now: a malformed entry or phones the model lacks throw an `EngineError` naming the
+    /// entry; a word that gets no pronunciation is left out with a `warning` event. Throws
+    /// when the graph has no recognizer or it searches a grammar or key phrase (those take
+    /// their words from the `vocabulary` file).
+    public func addVocabulary(_ entries: [VocabularyEntry]) throws {
+        guard let recognizer = engine.firstNode(of: Recognizer.self) else {
+            throw EngineError(.model, "the graph has no recognizer to add words to", parameter: "vocabulary")
+        }
+        try recognizer.addVocabulary(entries)
+    }
+
     /// Ends the audio, waits for the last final result and returns why the session ended
     /// (`stop()` then `ended()`; on a session that has already ended, just its reason).
     public func finish() async throws(SessionError) -> EndReason {

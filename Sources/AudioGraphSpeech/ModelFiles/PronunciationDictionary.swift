@@ -14,6 +14,19 @@ enum PronunciationDictionary {
         return words
     }
 
+    /// The first pronunciation a dictionary file gives each of `words` (those it has).
+    static func pronunciations(of words: Set<String>, in path: String) -> [String: [String]] {
+        guard !words.isEmpty, let data = FileManager.default.contents(atPath: path) else { return [:] }
+        var found: [String: [String]] = [:]
+        forEachEntry(data) { word, line in
+            let w = String(decoding: word, as: UTF8.self)
+            guard words.contains(w), found[w] == nil, line.count == word.count || line[word.count] != 0x28 else { return }
+            let phones = String(decoding: UnsafeBufferPointer(rebasing: line[word.count...]), as: UTF8.self)
+            found[w] = phones.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        }
+        return found
+    }
+
     /// Calls `body` with each non-empty line of a dictionary's bytes (without its newline)
     /// and the word it starts with: up to a space, a tab or a variant's "(". Comment lines
     /// come through too (their "word" starts with "##" or ";;").
