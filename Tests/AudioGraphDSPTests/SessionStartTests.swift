@@ -42,6 +42,35 @@ import Testing
         }
     }
 
+    /// Sounds of a room in a session's first second, while the noise estimate is still
+    /// learning: a breath (band-limited hiss swelling over 0.45 s) and a clatter (a decaying
+    /// burst). Loud against the room, but with no voice in them, they start no speech; the
+    /// word at 3 s does. Both started speech at 0.5 s before voicing was asked for.
+    @Test(arguments: [("breath", -42.0), ("breath", -36.0), ("clatter", -30.0)])
+    func unvoicedRoomSoundsInTheFirstSecondStartNoSpeech(kind: String, level: Double) async throws {
+        var x = Signals.noise(rms: 0.0008, seconds: 4.5, rate: Self.rate, seed: 11)
+        for i in 1..<x.count { x[i] = 0.9 * x[i - 1] + 0.1 * x[i] }
+        var sound = Signals.noise(rms: 1, seconds: kind == "breath" ? 0.45 : 0.08, rate: Self.rate, seed: 12)
+        var low: Float = 0, previous: Float = 0
+        for i in sound.indices {
+            let t = Double(i) / Double(sound.count)
+            if kind == "breath" {
+                // 300 Hz - 3 kHz (one-pole high- and low-pass), swelling and fading.
+                let high = sound[i] - previous
+                previous = sound[i]
+                low += 0.7 * (high - low)
+                sound[i] = low * Float(pow(sin(Double.pi * t), 2))
+            } else {
+                sound[i] *= Float(exp(-Double(i) / 300))
+            }
+        }
+        let gain = Float(pow(10, level / 20) / max(Signals.rms(sound[...]), 1e-12))
+        Signals.place(sound.map { $0 * gain }, into: &x, at: 0.5, rate: Self.rate)
+        Signals.place(Signals.voiced(amplitude: 0.2, seconds: 0.6, rate: Self.rate), into: &x, at: 3.0, rate: Self.rate)
+        let s = try await starts(x)
+        #expect(s.count == 1 && abs((s.first ?? 0) - 3.0) < 0.1, "\(kind) at \(level) dBFS: speech starts at \(s)")
+    }
+
     /// Speech right after digital silence (flite's output, a file's lead-in of zeros) is
     /// still found, at its first loud frame or soon after; the noise estimate then starts
     /// from the speech's first frames, so the onset may come up to a syllable late.

@@ -30,6 +30,8 @@ final class SpeechFeatures {
     private var framesInSub = 0
     private var subIndex = 0
     private var frames = 0
+    /// Frames measured so far (digital silence is not): how long the noise estimate has been learning.
+    var measuredFrames: Int { frames }
 
     static let subwindowFrames = 25  // x 6 subwindows = 1.5 s at 10 ms hops
     static let subwindows = 6

@@ -35,6 +35,7 @@ struct SpeechSegmenter {
     /// The smoothed evidence.
     private(set) var score: Float = 0
     private var run = 0                    // consecutive frames on the other side of the threshold
+    private var voicedInRun = 0            // voiced frames in the onset run
     private var runStart: Int64 = 0
     private var lastRawSpeechFrame: Int64 = 0
     private var lastTailFrame: Int64 = 0   // end of the sound that trails the last speech frame
@@ -54,6 +55,7 @@ struct SpeechSegmenter {
         speaking = false
         score = 0
         run = 0
+        voicedInRun = 0
         runStart = 0
         lastRawSpeechFrame = 0
         lastTailFrame = 0
@@ -75,8 +77,9 @@ struct SpeechSegmenter {
     }
 
     /// Decides on frame `frame` (after `score`), with its `evidence`, its `signal` (evidence
-    /// before the background gate) and its 4-8 kHz ratio `high`, at stream time `now`.
-    mutating func decide(frame: Int64, evidence: Float, signal: Float, high: Float, now: Double,
+    /// before the background gate), its 4-8 kHz ratio `high` and whether it is `voiced`
+    /// (periodic), at stream time `now`.
+    mutating func decide(frame: Int64, evidence: Float, signal: Float, high: Float, voiced: Bool, now: Double,
                          _ decide: (Decision) -> Void) {
         // A word's tail: after the last frame with speech evidence, the sound that stays
         // above the noise without a break, though the background gate has faded it out.
@@ -102,9 +105,12 @@ struct SpeechSegmenter {
             // Onset: raw evidence above the threshold for min-speech in a row (a click's
             // short burst is not stretched by the smoothing), confirmed by the smoothed score.
             if evidence > onThreshold && (run + 1 < minSpeechFrames || score > onThreshold) {
-                if run == 0 { runStart = frame }
+                if run == 0 { runStart = frame; voicedInRun = 0 }
                 run += 1
-                if run >= minSpeechFrames {
+                if voiced { voicedInRun += 1 }
+                // Speech has voice within its first syllable: a breath, a keyboard, a fan's
+                // gust or a clatter, however loud, has none and starts nothing.
+                if run >= minSpeechFrames && voicedInRun >= Tuning.voicedFramesToStart {
                     speaking = true
                     possibleSpeech = false
                     run = 0

@@ -177,7 +177,9 @@ public final class VoiceActivityDetector: AudioNode {
         if reportProbabilities {
             io.emit(NodeEvent(Self.probabilityKind, t: end, values: (Double(probability), 0, 0, 0)))
         }
-        segmenter.decide(frame: framesDone, evidence: e.evidence, signal: e.signal, high: m.high, now: now) {
+        segmenter.decide(frame: framesDone, evidence: e.evidence, signal: e.signal, high: m.high,
+                         voiced: m.harmonicity >= Tuning.voicedHarmonicity
+                             || features.unsafelyUnwrapped.measuredFrames > Tuning.youngNoiseFrames, now: now) {
             record($0, &io, output)
         }
         return probability
