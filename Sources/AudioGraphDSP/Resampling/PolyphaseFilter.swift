@@ -8,32 +8,65 @@ import Foundation
 /// i - halfTaps + 1 ... i + halfTaps, so its time is exactly t: the filter's delay is
 /// compensated by construction and an impulse at input time t comes out at t.
 struct PolyphaseFilter {
-    /// Interpolation factor (phases) and decimation step, reduced.
-    let up: Int
-    let down: Int
-    /// Coefficients per phase (even, a multiple of 8 for SIMD).
-    let taps: Int
+    /// A filter's sizes and band edges, known without designing its coefficients (for buffer
+    /// sizes, and for choosing between resampling methods at negotiation).
+    struct Shape: Sendable {
+        /// Interpolation factor (phases) and decimation step, reduced.
+        let up: Int
+        let down: Int
+        /// Coefficients per phase (even, a multiple of 8 for SIMD).
+        let taps: Int
+        let inputRate: Int, passband: Double, stopband: Double, attenuation: Double
+        var halfTaps: Int { taps / 2 }
+
+        /// For `inputRate` → `outputRate` at `quality`. Rates must be whole Hz.
+        init(inputRate: Int, outputRate: Int, quality: ResamplerQuality) {
+            let edge = Double(min(inputRate, outputRate)) / 2
+            self.init(inputRate: inputRate, outputRate: outputRate, passband: quality.passband * edge,
+                      stopband: quality.stopband * edge, attenuation: quality.attenuation)
+        }
+
+        /// Flat to `passband` Hz, `attenuation` dB from `stopband` Hz on.
+        init(inputRate: Int, outputRate: Int, passband: Double, stopband: Double, attenuation: Double) {
+            let g = gcd(inputRate, outputRate)
+            up = outputRate / g
+            down = inputRate / g
+            // Transition width in input-rate cycles per sample, and the Kaiser design rule.
+            var t = Int(kaiserLength(attenuation: attenuation, transition: (stopband - passband) / Double(inputRate))
+                .rounded(.up)) + 2
+            t = (t + 7) / 8 * 8
+            taps = max(8, t)
+            self.inputRate = inputRate
+            self.passband = passband
+            self.stopband = stopband
+            self.attenuation = attenuation
+        }
+    }
+
+    let shape: Shape
+    var up: Int { shape.up }
+    var down: Int { shape.down }
+    var taps: Int { shape.taps }
+    var halfTaps: Int { shape.halfTaps }
     /// `up` phases × `taps` coefficients, each phase stored in dot-product order.
     let coefficients: [Float]
 
-    var halfTaps: Int { taps / 2 }
-
     /// Designs the filter for `inputRate` → `outputRate`. Rates must be whole Hz.
     init(inputRate: Int, outputRate: Int, quality: ResamplerQuality) {
-        let edge = Double(min(inputRate, outputRate)) / 2
-        self.init(inputRate: inputRate, outputRate: outputRate, passband: quality.passband * edge,
-                  stopband: quality.stopband * edge, attenuation: quality.attenuation)
+        self.init(Shape(inputRate: inputRate, outputRate: outputRate, quality: quality))
     }
 
     /// Designs a filter flat to `passband` Hz with `attenuation` dB from `stopband` Hz on.
-    init(inputRate: Int, outputRate: Int, passband: Double, stopband: Double, attenuation a: Double) {
-        let g = gcd(inputRate, outputRate)
-        up = outputRate / g
-        down = inputRate / g
-        // Transition width in input-rate cycles per sample, and the Kaiser design rule.
-        var t = Int(kaiserLength(attenuation: a, transition: (stopband - passband) / Double(inputRate)).rounded(.up)) + 2
-        t = (t + 7) / 8 * 8
-        taps = max(8, t)
+    init(inputRate: Int, outputRate: Int, passband: Double, stopband: Double, attenuation: Double) {
+        self.init(Shape(inputRate: inputRate, outputRate: outputRate, passband: passband, stopband: stopband,
+                        attenuation: attenuation))
+    }
+
+    /// Designs the coefficients of `shape` (set-up only: thousands of Bessel terms and sines).
+    init(_ shape: Shape) {
+        self.shape = shape
+        let up = shape.up, taps = shape.taps, inputRate = shape.inputRate
+        let passband = shape.passband, stopband = shape.stopband, a = shape.attenuation
         let beta = kaiserBeta(attenuation: a)
         // Cut-off in the middle of the transition band, as a fraction of the input rate.
         let fc = (passband + stopband) / 2 / Double(inputRate)
@@ -95,6 +128,6 @@ func besselI0(_ x: Double) -> Double {
 public enum PolyphaseTaps {
     /// Coefficients per output sample for a rate pair and preset name.
     public static func count(from: Int, to: Int, quality: String) -> Int {
-        PolyphaseFilter(inputRate: from, outputRate: to, quality: ResamplerQuality(rawValue: quality) ?? .high).taps
+        PolyphaseFilter.Shape(inputRate: from, outputRate: to, quality: ResamplerQuality(rawValue: quality) ?? .high).taps
     }
 }

@@ -48,7 +48,7 @@ final class PolyphaseResampler {
     }
 
     /// Largest output for an input block of `frames` (including the end-of-input flush).
-    static func maxOutput(filter: PolyphaseFilter, inputFrames: Int) -> Int {
+    static func maxOutput(filter: PolyphaseFilter.Shape, inputFrames: Int) -> Int {
         (inputFrames + filter.taps + 2) * filter.up / filter.down + 4
     }
 

@@ -7,7 +7,7 @@ extension Resampler {
         guard inputRate != outputRate, !samples.isEmpty else { return samples }
         let filter = PolyphaseFilter(inputRate: inputRate, outputRate: outputRate, quality: quality)
         let r = PolyphaseResampler(filter: filter, maxInputFrames: samples.count, precise: false)
-        var out = [Float](repeating: 0, count: PolyphaseResampler.maxOutput(filter: filter, inputFrames: samples.count) + 64)
+        var out = [Float](repeating: 0, count: PolyphaseResampler.maxOutput(filter: filter.shape, inputFrames: samples.count) + 64)
         let n = samples.withUnsafeBufferPointer { s in
             out.withUnsafeMutableBufferPointer { o in
                 r.process(s.baseAddress!, count: s.count, ending: true, output: o.baseAddress!, maxOut: o.count)

@@ -43,7 +43,8 @@ public final class Resampler: AudioNode {
     let nodeId: String
     private var inputRate = 0
     private var channels: [ChannelResampler] = []
-    private var filter: PolyphaseFilter?
+    /// The direct filter's shape; its coefficients are designed in `prepare`, if it is used.
+    private var direct: PolyphaseFilter.Shape?
     private var twoStage: TwoStageResampler.Design?
     /// The method in use once prepared (for benchmarks and tests).
     public private(set) var methodInUse: Method = .polyphase
@@ -61,22 +62,22 @@ public final class Resampler: AudioNode {
             throw GraphError(.formatMismatch, "input rate \(r) Hz is not a whole number in 8000...384000", node: nodeId)
         }
         inputRate = Int(r)
-        filter = PolyphaseFilter(inputRate: inputRate, outputRate: rate, quality: quality)
+        direct = PolyphaseFilter.Shape(inputRate: inputRate, outputRate: rate, quality: quality)
         twoStage = method == .polyphase || (method == .auto && quality == .veryHigh) ? nil
             : TwoStageResampler.design(inputRate: inputRate, outputRate: rate, quality: quality)
         return [StreamFormat(sampleRate: Double(rate), channelCount: inputs[0].channelCount)]
     }
 
     public func maxOutputFrames(forInputFrames frames: Int) -> Int {
-        guard let filter, inputRate != rate else { return frames }
-        let direct = PolyphaseResampler.maxOutput(filter: filter, inputFrames: frames)
-        guard let twoStage else { return direct }
+        guard let direct, inputRate != rate else { return frames }
+        let most = PolyphaseResampler.maxOutput(filter: direct, inputFrames: frames)
+        guard let twoStage else { return most }
         // Live or not is known only in prepare: room for either method.
-        return max(direct, twoStage.maxOutput(inputFrames: frames))
+        return max(most, twoStage.maxOutput(inputFrames: frames))
     }
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {
-        guard let filter, inputRate != rate else { return }
+        guard let direct, inputRate != rate else { return }
         let count = context.inputFormats[0].channelCount
         if let twoStage, method == .fft || !context.isLive {
             // One low-pass (its FFT buffers) per channel, from the one design.
@@ -87,6 +88,7 @@ public final class Resampler: AudioNode {
             }
         }
         methodInUse = .polyphase
+        let filter = PolyphaseFilter(direct)
         channels = (0..<count).map { _ in
             PolyphaseResampler(filter: filter, maxInputFrames: context.maxFrames, precise: quality == .veryHigh)
         }
@@ -111,5 +113,5 @@ public final class Resampler: AudioNode {
     public func reset() { for c in channels { c.reset() } }
 
     /// Filter taps per output sample (for benchmarks and docs).
-    public var tapsPerOutput: Int { filter?.taps ?? 0 }
+    public var tapsPerOutput: Int { direct?.taps ?? 0 }
 }

@@ -17,7 +17,7 @@ final class TwoStageResampler: ChannelResampler {
     struct Design: Sendable {
         let lowpass: FFTLowpass.Design
         /// nil: the low-pass changes the rate by a whole factor.
-        let second: PolyphaseFilter?
+        let second: PolyphaseFilter.Shape?
         let inputRate: Int, outputRate: Int
 
         /// Largest output for an input block of `frames`.
@@ -52,9 +52,9 @@ final class TwoStageResampler: ChannelResampler {
         // output's: images of the band-limited signal start at that rate - edge.
         let skip = (2...max(2, inputRate / outputRate)).last { inputRate % $0 == 0 && inputRate / $0 > outputRate } ?? 1
         let mid = inputRate / skip
-        let second = PolyphaseFilter(inputRate: mid, outputRate: outputRate, passband: pass,
-                                     stopband: Double(mid) - edge, attenuation: quality.attenuation)
-        let direct = PolyphaseFilter(inputRate: inputRate, outputRate: outputRate, quality: quality)
+        let second = PolyphaseFilter.Shape(inputRate: mid, outputRate: outputRate, passband: pass,
+                                           stopband: Double(mid) - edge, attenuation: quality.attenuation)
+        let direct = PolyphaseFilter.Shape(inputRate: inputRate, outputRate: outputRate, quality: quality)
         guard second.taps * 4 <= direct.taps else { return nil }
         let lowpass = FFTLowpass.Design(rate: inputRate, passband: pass, stopband: quality.stopband * edge,
                                         attenuation: quality.attenuation, down: skip)
@@ -66,7 +66,7 @@ final class TwoStageResampler: ChannelResampler {
         guard let lowpass = FFTLowpass(design.lowpass) else { return nil }
         self.lowpass = lowpass
         let mid = design.lowpass.maxOutput(inputFrames: maxInputFrames)
-        second = design.second.map { PolyphaseResampler(filter: $0, maxInputFrames: mid) }
+        second = design.second.map { PolyphaseResampler(filter: PolyphaseFilter($0), maxInputFrames: mid) }
         scratch = design.second == nil ? nil : .allocate(capacity: mid)
         inputRate = design.inputRate
         outputRate = design.outputRate
