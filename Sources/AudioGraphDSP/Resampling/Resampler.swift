@@ -8,10 +8,11 @@ import AudioGraphCore
 /// Filter tables are designed in `prepare`, never on the audio path.
 ///
 /// Two methods, chosen by `method`: the direct polyphase filter (one stage, output with
-/// every input block: live input) and soxr's two-stage design, when down-sampling (an FFT
-/// low-pass then a short polyphase filter or plain decimation) or up-sampling by a whole
-/// factor (zeros between the samples, then the FFT low-pass): 2-4x the throughput, output
-/// in bursts of a few thousand frames (file input). `auto` picks by the graph.
+/// every input block: live input) and soxr's two-stage design: an FFT low-pass that also
+/// changes the rate by a whole factor (down-sampling: only the kept samples are computed;
+/// up-sampling: the input is transformed at its own rate), then, for other down-sampling
+/// ratios, a short polyphase filter: 2-4x the throughput, output in bursts of a few thousand
+/// frames (file input). `auto` picks by the graph.
 public final class Resampler: AudioNode {
     public static let descriptor = NodeDescriptor(
         type: "resampler",
@@ -22,10 +23,10 @@ public final class Resampler: AudioNode {
             ParameterSpec("quality", .choice(ResamplerQuality.allCases.map(\.rawValue)), default: "high",
                           help: ResamplerQuality.summary),
             ParameterSpec("method", .choice(Method.allCases.map(\.rawValue)), default: "auto",
-                          help: "polyphase: one filter, output with every block (lowest latency); fft: when down-sampling, "
-                              + "an FFT low-pass then a short filter, when up-sampling by a whole factor, zeros between "
-                              + "the samples then an FFT low-pass (faster, output in bursts); auto: fft for file input "
-                              + "below very-high, polyphase for live input"),
+                          help: "polyphase: one filter, output with every block (lowest latency); fft: an FFT low-pass "
+                              + "that changes the rate by a whole factor itself, then for other down-sampling ratios a short "
+                              + "filter (up-sampling by other ratios stays polyphase; faster, output in bursts); auto: fft "
+                              + "for file input below very-high, polyphase for live input"),
         ],
         make: { p throws(GraphError) in
             Resampler(rate: p.integer("rate"), quality: ResamplerQuality(rawValue: p.string("quality") ?? "high") ?? .high,
