@@ -32,6 +32,13 @@ final class SpeechFeatures {
     private var frames = 0
     /// Frames measured so far (digital silence is not): how long the noise estimate has been learning.
     var measuredFrames: Int { frames }
+    /// The last frame's periodicity above 400 Hz (0...1), measured only while the noise estimate
+    /// is young (`VoiceActivityDetector.Tuning.youngNoiseFrames`; the harmonicity after): a room's hum, whose
+    /// harmonics lie below, keeps the whole band's harmonicity up without a voice. Costs a
+    /// second inverse FFT in those frames only.
+    private(set) var voicing: Float = 0
+    private let voicingStart: Int
+    private let savedSpectrum: UnsafeMutablePointer<Float>
 
     static let subwindowFrames = 25  // x 6 subwindows = 1.5 s at 10 ms hops
     static let subwindows = 6
@@ -48,6 +55,8 @@ final class SpeechFeatures {
         bins = lo..<max(lo + 1, hi + 1)
         // 4-8 kHz (up to Nyquist): where /s/, /f/ and /θ/ have their energy.
         highBins = bins.upperBound..<max(bins.upperBound, min(n / 2, Int((8000 / hz).rounded(.down))) + 1)
+        voicingStart = max(1, Int((400 / hz).rounded(.up)))
+        savedSpectrum = .allocate(capacity: 2 * (n / 2 + 1))
         minLag = max(1, Int(rate / 400))
         maxLag = min(n / 2 - 1, Int(rate / 62.5))
         let count = bins.count
@@ -65,7 +74,7 @@ final class SpeechFeatures {
     }
 
     deinit {
-        for p in [window, smoothed, noise, previousClean, pastMin, subMinima, currentMin] { p.deallocate() }
+        for p in [window, smoothed, noise, previousClean, pastMin, subMinima, currentMin, savedSpectrum] { p.deallocate() }
     }
 
     func reset() {
@@ -99,6 +108,7 @@ final class SpeechFeatures {
         // Digital silence (a stream's first blocks, a muted input) says nothing about the
         // room: learning it as the noise would put the estimate at zero, from where it takes
         // a minute to climb, and any sound would be speech until then. It is not measured.
+        voicing = 0
         guard level >= VoiceActivityDetector.Tuning.digitalSilenceLevel else { return (0, 0, level, 0) }
         frames += 1
         let first = frames == 1, learning = frames <= 5, capped = frames > Self.subwindowFrames
@@ -175,13 +185,29 @@ final class SpeechFeatures {
         // Harmonicity: autocorrelation of the noise-subtracted power spectrum (inverse FFT).
         for k in 0..<lo { spectrum[2 * k] = 0; spectrum[2 * k + 1] = 0 }
         for k in bins.upperBound..<(fft.size / 2 + 1) { spectrum[2 * k] = 0; spectrum[2 * k + 1] = 0 }
+        let young = frames <= VoiceActivityDetector.Tuning.youngNoiseFrames
+        if young { savedSpectrum.update(from: spectrum, count: 2 * (fft.size / 2 + 1)) }
+        let harmonicity = autocorrelationPeak()
+        voicing = harmonicity
+        if young {
+            spectrum.update(from: savedSpectrum, count: 2 * (fft.size / 2 + 1))
+            for k in 0..<voicingStart { spectrum[2 * k] = 0; spectrum[2 * k + 1] = 0 }
+            voicing = autocorrelationPeak()
+        }
+        return (llr, harmonicity, level, high)
+    }
+
+    /// The normalised autocorrelation peak at pitch lags of the power spectrum in `fft.output`
+    /// (inverse FFT; the spectrum is overwritten), 0...1.
+    private func autocorrelationPeak() -> Float {
         fft.inverse()
+        let input = fft.input
         let r0 = input[0]
         var peak: Float = 0
         if r0 > 0 {
             for lag in minLag...maxLag { peak = max(peak, input[lag]) }
             peak /= r0
         }
-        return (llr, max(0, min(1, peak)), level, high)
+        return max(0, min(1, peak))
     }
 }

@@ -52,11 +52,13 @@ extension VoiceActivityDetector {
         /// 4-8 kHz power over its noise (6 dB) that lets a frame lead into an onset.
         static let fricativeRatio: Float = 4
         /// While the noise estimate is young (its first `youngNoiseFrames` measured frames),
-        /// speech starts only once `voicedFramesToStart` frames of its onset run are voiced
-        /// (harmonicity at least `voicedHarmonicity`): the room's first sounds (a breath, a
-        /// chair, a keyboard) are measured against a noise estimate still learning.
+        /// speech starts only once `voicedFramesToStart` frames of its onset run are voiced:
+        /// periodic above 400 Hz (`SpeechFeatures.voicing`) to at least `voicedHarmonicity`.
+        /// The room's first sounds (a breath, a chair, a keyboard) are measured against a noise
+        /// estimate still learning, and a hum's harmonics below 400 Hz would make any of them
+        /// look periodic.
         static let youngNoiseFrames = 200
-        static let voicedHarmonicity: Float = 0.35
+        static let voicedHarmonicity: Float = 0.4
         static let voicedFramesToStart = 1
         /// Most frames an onset is back-dated over the weaker frames that lead into it.
         static let leadInFrames: Int64 = 20

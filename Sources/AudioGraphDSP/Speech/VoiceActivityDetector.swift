@@ -178,8 +178,8 @@ public final class VoiceActivityDetector: AudioNode {
             io.emit(NodeEvent(Self.probabilityKind, t: end, values: (Double(probability), 0, 0, 0)))
         }
         segmenter.decide(frame: framesDone, evidence: e.evidence, signal: e.signal, high: m.high,
-                         voiced: m.harmonicity >= Tuning.voicedHarmonicity
-                             || features.unsafelyUnwrapped.measuredFrames > Tuning.youngNoiseFrames, now: now) {
+                         voiced: features.unsafelyUnwrapped.measuredFrames > Tuning.youngNoiseFrames
+                             || features.unsafelyUnwrapped.voicing >= Tuning.voicedHarmonicity, now: now) {
             record($0, &io, output)
         }
         return probability
