@@ -57,7 +57,7 @@ package enum ConfidenceModel {
     }
 
     // Fitted by `Tools/confidence fit` (begin)
-    static let intercept = -0.552497
-    static let weights: [Double] = [0.024537, 1.751994, 2.865926, 0.393736, 1.052338, -0.130152, -0.795658, 0.119044, 1.900948]
+    static let intercept = 0.603835
+    static let weights: [Double] = [0.122893, 1.569038, 2.338703, 0.403064, 1.403418, -0.053121, -0.880581, 0.126375, 1.717142]
     // Fitted by `Tools/confidence fit` (end)
 }
