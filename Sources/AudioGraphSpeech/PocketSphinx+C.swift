@@ -130,8 +130,6 @@ final class PocketSphinxDecoder {
     /// begins with the first `process` (or `endUtterance`), so a preview may run in between.
     private enum Phase { case idle, opened, previewing, decoding }
     private var phase = Phase.idle
-    /// Whether no utterance is open (searches and words may change).
-    var isIdle: Bool { phase == .idle }
     /// Whether an utterance is open (begun or not).
     var inUtterance: Bool { phase != .idle }
     /// Whether the preview search has an utterance open.
@@ -265,7 +263,6 @@ final class PocketSphinxDecoder {
         text.split(separator: " ").compactMap { word(String($0)) }.joined(separator: " ")
     }
 
-    /// Whether every word of `phrase` is in the dictionary; returns the first unknown word.
     /// Whether the dictionary has `word`.
     func knows(_ word: String) -> Bool {
         guard let pron = ps_lookup_word(decoder, word) else { return false }
@@ -273,11 +270,8 @@ final class PocketSphinxDecoder {
         return true
     }
 
+    /// The first word of `phrase` the dictionary lacks, if any.
     func firstUnknownWord(in phrase: String) -> String? {
-        for w in phrase.split(separator: " ") {
-            guard let pron = ps_lookup_word(decoder, String(w)) else { return String(w) }
-            free(pron)
-        }
-        return nil
+        phrase.split(separator: " ").map(String.init).first { !knows($0) }
     }
 }

@@ -52,7 +52,7 @@ extension PocketSphinxDecoder {
     /// and the vocabulary model is made again over every phrase so far (the search is rebuilt,
     /// about 0.15 s with Debian's en-us model).
     func addVocabulary(_ more: Vocabulary) throws(EngineError) {
-        precondition(isIdle, "words are added between utterances")
+        precondition(!inUtterance, "words are added between utterances")
         for w in more.words where ps_add_word(decoder, w.spelling, w.phones.joined(separator: " "), 0) < 0 {
             throw EngineError(.model, "PocketSphinx would not add \"\(w.spelling)\" to the dictionary: \(Self.lastError())",
                               parameter: "vocabulary")

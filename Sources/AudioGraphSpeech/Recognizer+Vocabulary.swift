@@ -18,7 +18,7 @@ extension Recognizer {
         }
         do {
             // Spelling and phones now; whether the dictionary knows the words, on the decoding thread.
-            _ = try Vocabulary(entries: entries, phones: try modelPhones(), known: { _ in true })
+            try Vocabulary.check(entries, phones: try modelPhones())
         } catch {
             throw error.atNode(nodeId)
         }
@@ -38,13 +38,15 @@ extension Recognizer {
         return phones
     }
 
-    /// Decoding thread, with no utterance open: adds what `addVocabulary` queued.
+    /// Decoding thread: adds what `addVocabulary` queued, if the decoder has no utterance open
+    /// (a tentative part may be decoding between the vad's utterances); else it stays queued.
     func addPendingVocabulary(_ decoder: PocketSphinxDecoder, _ stage: LaggingStage, at time: Double) {
+        guard !decoder.inUtterance else { return }
         let batches = pendingVocabulary.withLock { b in
             defer { b = [] }
             return b
         }
-        guard !batches.isEmpty, decoder.isIdle else { return }
+        guard !batches.isEmpty else { return }
         keptKey = nil
         do {
             let phones = try modelPhones()

@@ -57,14 +57,23 @@ struct Vocabulary {
     /// The same from code: entry `i` is named "vocabulary entry i + 1" in errors and warnings.
     init(entries: [VocabularyEntry], phones: Set<String>, known: (String) -> Bool,
          lookUp: (Set<String>) -> [String: [String]] = { _ in [:] }) throws(EngineError) {
+        self.init(try Self.checked(entries, phones: phones), known: known, lookUp: lookUp, phones: phones)
+    }
+
+    /// Checks entries from code (spelling, phones) without pronouncing them; throws as `init`.
+    static func check(_ entries: [VocabularyEntry], phones: Set<String>) throws(EngineError) {
+        _ = try checked(entries, phones: phones)
+    }
+
+    private static func checked(_ entries: [VocabularyEntry], phones: Set<String>) throws(EngineError) -> [Checked] {
         var checked: [Checked] = []
         for (i, e) in entries.enumerated() {
             let place = "vocabulary entry \(i + 1) (\"\(e.text)\")"
-            checked.append(try Self.check(e.text, e.pronunciation, phones: phones, place: place) { message in
+            checked.append(try check(e.text, e.pronunciation, phones: phones, place: place) { message in
                 EngineError(.model, "\(place): \(message)", parameter: "vocabulary")
             })
         }
-        self.init(checked, known: known, lookUp: lookUp, phones: phones)
+        return checked
     }
 
     private init(_ entries: [Checked], known: (String) -> Bool, lookUp: (Set<String>) -> [String: [String]],
@@ -114,7 +123,7 @@ struct Vocabulary {
         let have = Set(words.map(\.spelling))
         v.words += other.words.filter { !have.contains($0.spelling) }
         v.phrases += other.phrases
-        v.skipped = other.skipped
+        v.skipped += other.skipped
         return v
     }
 

@@ -80,7 +80,28 @@ import Testing
             } catch let e as EngineError {
                 for w in words + ["vocabulary"] { #expect("\(e)".contains(w), "\(w) in: \(e)") }
                 #expect(e.node == "asr" && e.parameter == "vocabulary")
+            } catch {
+                Issue.record("not an EngineError: \(error)")
             }
+        }
+    }
+
+    @Test(.flite) func aGraphWithoutARecognizerRefuses() throws {
+        let wav = try #require(Flite.speech("hello"))
+        var g = GraphDescription(name: "no-recognizer")
+        g.addNode("src", type: "file-source", ["path": .string(wav.path)])
+        g.addNode("vad", type: "vad")
+        g.addNode("out", type: "null-sink")
+        g.connect("src", to: "vad")
+        g.connect("vad", to: "out")
+        let s = try RecognitionSession(graph: g)
+        do {
+            try s.addVocabulary([VocabularyEntry("shawarma")])
+            Issue.record("taken without a recognizer")
+        } catch let e as EngineError {
+            #expect(e.message.contains("no recognizer") && e.parameter == "vocabulary", "\(e)")
+        } catch {
+            Issue.record("not an EngineError: \(error)")
         }
     }
 
