@@ -58,7 +58,7 @@ final class FFTLowpass {
         }
 
         /// Output frames for `frames` input frames in all (round(frames · up / down)).
-        func outputFrames(inputFrames frames: Int) -> Int { (frames * up + down / 2) / down }
+        func outputFrames(inputFrames frames: Int) -> Int { resampledLength(frames, up: up, down: down) }
 
         /// Largest output one call can give for `frames` of input (a hop may complete, and
         /// the end flush adds the delay).

@@ -94,6 +94,10 @@ struct PolyphaseFilter {
 
 func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
 
+/// Output frames for `frames` input frames in all: round(frames · up / down), halves up. Every
+/// method and stage ends a stream on this count.
+func resampledLength(_ frames: Int, up: Int, down: Int) -> Int { (frames * up + down / 2) / down }
+
 /// Kaiser's rule: taps of a low-pass with `attenuation` dB and a transition band of
 /// `transition` cycles per sample.
 func kaiserLength(attenuation a: Double, transition: Double) -> Double {

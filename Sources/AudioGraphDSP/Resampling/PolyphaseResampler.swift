@@ -72,7 +72,7 @@ final class PolyphaseResampler {
         // How many outputs have their whole input window available.
         var n: Int
         if ending {
-            n = min(maxOut, (total ?? (received * up + down / 2) / down) - produced)
+            n = min(maxOut, (total ?? resampledLength(received, up: up, down: down)) - produced)
             if n > 0 {
                 // The future after the last frame is silence.
                 let last = (produced + n - 1) * down / up + halfTaps

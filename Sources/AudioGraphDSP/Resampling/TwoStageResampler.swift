@@ -86,7 +86,7 @@ final class TwoStageResampler: ChannelResampler {
         received += count
         let n = lowpass.process(input, count: count, ending: ending, output: scratch)
         // The low-pass rounded its own length: the whole conversion's is round(N · out / in).
-        let total = (received * outputRate * 2 + inputRate) / (2 * inputRate)
+        let total = resampledLength(received, up: outputRate, down: inputRate)
         return second.process(scratch, count: n, ending: ending, output: output, maxOut: maxOut, total: total)
     }
 }
