@@ -30,12 +30,12 @@ final class SpeechFeatures {
     private var framesInSub = 0
     private var subIndex = 0
     private var frames = 0
-    /// Frames measured so far (digital silence is not): how long the noise estimate has been learning.
-    var measuredFrames: Int { frames }
+    /// Whether the noise estimate is young: within its first `youngNoiseFrames` measured
+    /// frames (digital silence is not measured).
+    var isYoung: Bool { frames <= VoiceActivityDetector.Tuning.youngNoiseFrames }
     /// The last frame's periodicity above 400 Hz (0...1), measured only while the noise estimate
-    /// is young (`VoiceActivityDetector.Tuning.youngNoiseFrames`; the harmonicity after): a room's hum, whose
-    /// harmonics lie below, keeps the whole band's harmonicity up without a voice. Costs a
-    /// second inverse FFT in those frames only.
+    /// `isYoung` (the harmonicity after): a room's hum, whose harmonics lie below, keeps the whole
+    /// band's harmonicity up without a voice. Costs a second inverse FFT in those frames only.
     private(set) var voicing: Float = 0
     private let voicingStart: Int
     private let savedSpectrum: UnsafeMutablePointer<Float>
@@ -185,7 +185,7 @@ final class SpeechFeatures {
         // Harmonicity: autocorrelation of the noise-subtracted power spectrum (inverse FFT).
         for k in 0..<lo { spectrum[2 * k] = 0; spectrum[2 * k + 1] = 0 }
         for k in bins.upperBound..<(fft.size / 2 + 1) { spectrum[2 * k] = 0; spectrum[2 * k + 1] = 0 }
-        let young = frames <= VoiceActivityDetector.Tuning.youngNoiseFrames
+        let young = isYoung
         if young { savedSpectrum.update(from: spectrum, count: 2 * (fft.size / 2 + 1)) }
         let harmonicity = autocorrelationPeak()
         voicing = harmonicity

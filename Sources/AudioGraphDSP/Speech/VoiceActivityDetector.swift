@@ -178,7 +178,7 @@ public final class VoiceActivityDetector: AudioNode {
             io.emit(NodeEvent(Self.probabilityKind, t: end, values: (Double(probability), 0, 0, 0)))
         }
         segmenter.decide(frame: framesDone, evidence: e.evidence, signal: e.signal, high: m.high,
-                         voiced: features.unsafelyUnwrapped.measuredFrames > Tuning.youngNoiseFrames
+                         voiced: !features.unsafelyUnwrapped.isYoung
                              || features.unsafelyUnwrapped.voicing >= Tuning.voicedHarmonicity, now: now) {
             record($0, &io, output)
         }
