@@ -61,4 +61,15 @@ import Testing
         #expect(v.words == [.init(spelling: "alehouse", phones: ["AA", "L", "AA"]),
                             .init(spelling: "ramen", phones: ["R", "AA", "M", "AH", "N"])])
     }
+
+    /// From code, a word no pronunciation can be made for (here: flite's needs a phone the
+    /// model lacks) is left out with a warning naming the entry; the rest are kept.
+    @Test func aWordFromCodeWithoutAPronunciationIsNamed() throws {
+        let v = try Vocabulary(entries: [VocabularyEntry("ramen"), VocabularyEntry("find shawarma restaurants")],
+                               phones: Self.phones.subtracting(["SH"]), known: { $0 == "find" || $0 == "restaurants" })
+        #expect(v.words.map(\.spelling) == ["ramen"])
+        #expect(v.phrases == ["ramen", "find shawarma restaurants"])
+        #expect(v.skipped.count == 1 && v.skipped[0].contains("entry 2") && v.skipped[0].contains("\"shawarma\" was left out"),
+                "\(v.skipped)")
+    }
 }
