@@ -15,8 +15,8 @@ extension UtteranceDecoder {
         static let wholeLeadIn = 0.3
         static let liveLeadIn = 0.2
         /// Silence decoded after a `speech-end`, on top of the vad's hangover, before a part
-        /// closes (s).
-        static let trailingSeconds = 0.3
+        /// closes (s): speech the vad confirms within it continues the part.
+        static let trailingSeconds = 0.4
         /// How far back a tentative part started at an utterance end begins, before its
         /// lead-in (s): the vad back-dates an onset over up to this much of the weak frames
         /// before it.

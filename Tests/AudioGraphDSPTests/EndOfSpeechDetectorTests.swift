@@ -45,10 +45,11 @@ import Testing
     }
 
     @Test func anUtteranceEndReachesDownstreamBeforeTheNextStart() async throws {
-        // Speech resumes 0.55 s after the offset, in the block in which the window elapses.
-        // Downstream (the recognizer) must see that utterance-end before the new
-        // speech-start, or it takes the start as part of the old utterance and drops the new one.
-        let x = VoiceActivityDetectorTests.scene([(0.5, 1.5), (2.05, 2.8)], seconds: 4)
+        // Speech resumes 0.6 s after the burst (0.54 s after the offset the vad gives it, with
+        // the burst's decay), in the block in which the window elapses. Downstream (the
+        // recognizer) must see that utterance-end before the new speech-start, or it takes the
+        // start as part of the old utterance and drops the new one.
+        let x = VoiceActivityDetectorTests.scene([(0.5, 1.5), (2.1, 2.8)], seconds: 4)
         let r = try await OfflineRender.run(chain: [("vad", [:]), ("end-of-speech", ["mode": "short"])], input: [x],
                                             rate: VoiceActivityDetectorTests.rate, registry: .builtin)
         let seen = r.markers.map(\.kind).filter { $0 == .speechStart || $0 == .utteranceEnd }

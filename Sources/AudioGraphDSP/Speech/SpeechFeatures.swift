@@ -39,6 +39,14 @@ final class SpeechFeatures {
     private(set) var voicing: Float = 0
     private let voicingStart: Int
     private let savedSpectrum: UnsafeMutablePointer<Float>
+    /// The last frame's power over the noise estimate in each of `bandEdges`' bands, as
+    /// log10 (the fitted ``SpeechModel`` reads them); 0 for a frame not measured.
+    let bandSNR: UnsafeMutablePointer<Float>
+    /// Band edges (Hz) of `bandSNR`: where speech's formants and its noise differ.
+    static let bandEdges: [Double] = [100, 250, 400, 600, 850, 1200, 1700, 2400, 4000]
+    static let bandCount = 8
+    /// Where each band starts among the analysis bins (index j of `bins`), and the end.
+    private let bandStart: UnsafeMutablePointer<Int>
 
     static let subwindowFrames = 25  // x 6 subwindows = 1.5 s at 10 ms hops
     static let subwindows = 6
@@ -60,6 +68,15 @@ final class SpeechFeatures {
         minLag = max(1, Int(rate / 400))
         maxLag = min(n / 2 - 1, Int(rate / 62.5))
         let count = bins.count
+        bandSNR = .allocate(capacity: Self.bandCount)
+        bandStart = .allocate(capacity: Self.bandCount + 1)
+        bandStart[0] = 0
+        for b in 1..<Self.bandCount {
+            let lowest = bins.lowerBound, edge = Self.bandEdges[b]
+            let first = (0..<count).first { Double(lowest + $0) * hz >= edge } ?? count
+            bandStart[b] = max(bandStart[b - 1], first)
+        }
+        bandStart[Self.bandCount] = count
         window = .allocate(capacity: frameLength)
         for i in 0..<frameLength {
             window[i] = Float(0.5 - 0.5 * cos(2 * Double.pi * (Double(i) + 0.5) / Double(frameLength)))
@@ -74,7 +91,9 @@ final class SpeechFeatures {
     }
 
     deinit {
-        for p in [window, smoothed, noise, previousClean, pastMin, subMinima, currentMin, savedSpectrum] { p.deallocate() }
+        for p in [window, smoothed, noise, previousClean, pastMin, subMinima, currentMin, savedSpectrum,
+                  bandSNR] { p.deallocate() }
+        bandStart.deallocate()
     }
 
     func reset() {
@@ -89,6 +108,7 @@ final class SpeechFeatures {
         subIndex = 0
         frames = 0
         highNoise = 0
+        bandSNR.update(repeating: 0, count: Self.bandCount)
     }
 
     /// Measures one frame (`frame` holds frameLength samples, oldest first).
@@ -109,7 +129,10 @@ final class SpeechFeatures {
         // room: learning it as the noise would put the estimate at zero, from where it takes
         // a minute to climb, and any sound would be speech until then. It is not measured.
         voicing = 0
-        guard level >= VoiceActivityDetector.Tuning.digitalSilenceLevel else { return (0, 0, level, 0) }
+        guard level >= VoiceActivityDetector.Tuning.digitalSilenceLevel else {
+            bandSNR.update(repeating: 0, count: Self.bandCount)
+            return (0, 0, level, 0)
+        }
         frames += 1
         let first = frames == 1, learning = frames <= 5, capped = frames > Self.subwindowFrames
         var llrSum: Float = 0
@@ -117,41 +140,48 @@ final class SpeechFeatures {
         // Double holds 16 factors): 8 logarithms per frame instead of one per bin.
         var product = 1.0
         let lo = bins.lowerBound
-        for j in 0..<bins.count {
-            let k = lo + j
-            let p = max(fft.power(k), 1e-12)
-            let s = first ? p : 0.7 * smoothed[j] + 0.3 * p
-            smoothed[j] = s
-            // The minimum follows the smoothed power once it is smoothed: a first frame's raw
-            // periodogram is tiny in some bins, and its minimum would hold the noise estimate
-            // there far below the noise for the first 1.5 s (steady noise from the session's
-            // start taken as speech).
-            if !learning { currentMin[j] = min(currentMin[j], s) }
-            // Noise: recursive average where the bin looks like noise, creeping up where it
-            // does not (so a noise that starts is learnt in seconds), and never above the
-            // bias-compensated minimum of the last 1.5 s (so it drops fast when noise drops).
-            var nj = noise[j]
-            if learning {
-                nj = first ? p : 0.7 * nj + 0.3 * p
-            } else {
-                nj = p < 2.5 * nj ? 0.95 * nj + 0.05 * p : nj * 1.003
-                if capped { nj = min(nj, Self.bias * min(currentMin[j], pastMin[j])) }
+        for band in 0..<Self.bandCount {
+            // Per band: its power and noise, which the model reads.
+            var bandPower: Float = 0, bandNoise: Float = 0
+            for j in bandStart[band]..<bandStart[band + 1] {
+                let k = lo + j
+                let p = max(fft.power(k), 1e-12)
+                let s = first ? p : 0.7 * smoothed[j] + 0.3 * p
+                smoothed[j] = s
+                // The minimum follows the smoothed power once it is smoothed: a first frame's raw
+                // periodogram is tiny in some bins, and its minimum would hold the noise estimate
+                // there far below the noise for the first 1.5 s (steady noise from the session's
+                // start taken as speech).
+                if !learning { currentMin[j] = min(currentMin[j], s) }
+                // Noise: recursive average where the bin looks like noise, creeping up where it
+                // does not (so a noise that starts is learnt in seconds), and never above the
+                // bias-compensated minimum of the last 1.5 s (so it drops fast when noise drops).
+                var nj = noise[j]
+                if learning {
+                    nj = first ? p : 0.7 * nj + 0.3 * p
+                } else {
+                    nj = p < 2.5 * nj ? 0.95 * nj + 0.05 * p : nj * 1.003
+                    if capped { nj = min(nj, Self.bias * min(currentMin[j], pastMin[j])) }
+                }
+                noise[j] = nj
+                let n = max(nj, 1e-12), inverseNoise = 1 / n
+                bandPower += p
+                bandNoise += n
+                let gamma = min(p * inverseNoise, 1e4)
+                let xi = max(0.98 * previousClean[j] * inverseNoise + 0.02 * max(gamma - 1, 0), 1e-3)
+                let gain = xi / (1 + xi)
+                previousClean[j] = gain * gain * p
+                llrSum += gamma * gain
+                product *= Double(1 + xi)
+                if j & 15 == 15 {
+                    llrSum -= Float(log(product))
+                    product = 1
+                }
+                // Reuse the spectrum for the harmonicity autocorrelation: keep the power above noise.
+                spectrum[2 * k] = max(p - n, 0)
+                spectrum[2 * k + 1] = 0
             }
-            noise[j] = nj
-            let n = max(nj, 1e-12), inverseNoise = 1 / n
-            let gamma = min(p * inverseNoise, 1e4)
-            let xi = max(0.98 * previousClean[j] * inverseNoise + 0.02 * max(gamma - 1, 0), 1e-3)
-            let gain = xi / (1 + xi)
-            previousClean[j] = gain * gain * p
-            llrSum += gamma * gain
-            product *= Double(1 + xi)
-            if j & 15 == 15 {
-                llrSum -= Float(log(product))
-                product = 1
-            }
-            // Reuse the spectrum for the harmonicity autocorrelation: keep the power above noise.
-            spectrum[2 * k] = max(p - n, 0)
-            spectrum[2 * k + 1] = 0
+            bandSNR[band] = log10(max(bandPower, 1e-12) / max(bandNoise, 1e-12))
         }
         llrSum -= Float(log(product))
         framesInSub += 1

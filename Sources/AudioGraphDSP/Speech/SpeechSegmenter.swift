@@ -26,6 +26,8 @@ struct SpeechSegmenter {
 
     let onThreshold: Float
     let offThreshold: Float
+    /// Evidence a frame needs to count as the last of a word (its tail may follow).
+    let tailThreshold: Float
     let minSpeechFrames: Int
     let hangoverFrames: Int
     /// Analysis frame length (s): frames end on hop boundaries.
@@ -46,6 +48,7 @@ struct SpeechSegmenter {
     init(sensitivity: Double, minSpeechFrames: Int, hangoverFrames: Int, frameSeconds: Double) {
         onThreshold = Float(Tuning.onBase - Tuning.onSlope * sensitivity)
         offThreshold = Tuning.offFraction * onThreshold
+        tailThreshold = onThreshold + Tuning.tailMargin
         self.minSpeechFrames = minSpeechFrames
         self.hangoverFrames = hangoverFrames
         self.frameSeconds = frameSeconds
@@ -83,7 +86,7 @@ struct SpeechSegmenter {
                          _ decide: (Decision) -> Void) {
         // A word's tail: after the last frame with speech evidence, the sound that stays
         // above the noise without a break, though the background gate has faded it out.
-        if evidence >= offThreshold {
+        if evidence >= tailThreshold {
             lastRawSpeechFrame = frame
             lastTailFrame = frame
         } else if signal >= offThreshold && lastTailFrame == frame - 1 && frame - lastRawSpeechFrame <= Tuning.tailFrames {

@@ -7,11 +7,12 @@ extension VoiceActivityDetector {
 
         // MARK: evidence (SpeechEvidence)
 
-        /// Harmonicity above this adds to the evidence, weighted by `harmonicityWeight` and
-        /// by how far the likelihood ratio says there is signal to be periodic.
+        /// Harmonicity above this adds to the signal (sound above the noise, which extends a
+        /// word's tail), weighted by `harmonicityWeight` and by how far the likelihood ratio
+        /// says there is signal to be periodic.
         static let harmonicityFloor: Float = 0.3
         static let harmonicityWeight: Float = 1.0
-        /// Frames below this level (dBFS) carry no evidence (digital silence, a muted input).
+        /// Frames below this level (dBFS) carry no signal (digital silence, a muted input).
         static let silenceLevel: Float = -70
         /// Frames below this level (dBFS: zeros, or a bit or two of 16-bit dither) are not
         /// measured at all: they teach the noise estimate nothing about the room.
@@ -26,15 +27,14 @@ extension VoiceActivityDetector {
         /// many dB further below the background line before it fades.
         static let decayFrames: Int64 = 25
         static let decaySlack: Float = 8
-        /// The evidence floor (a running low quantile of the evidence) steps per frame, outside
-        /// and inside speech (slower in speech: a long utterance is not background); it moves
-        /// down `floorDown` and up `floorUp` of the step, which settles on the 20 % quantile.
-        static let floorStep: Float = 0.05
-        static let floorStepInSpeech: Float = 0.0125
-        static let floorDown: Float = 0.8
-        static let floorUp: Float = 0.2
-        /// What the floor rises above this is taken off the evidence.
-        static let floorAllowance: Float = 0.3
+        /// The evidence is `modelCentre + modelScale * ` the model's log-odds (times the
+        /// background gate): log-odds 0 meets the start threshold at sensitivity 0.5.
+        static let modelCentre: Float = 0.9
+        static let modelScale: Float = 0.25
+        /// A frame whose signal (sound above the noise) is below this is not speech, whatever
+        /// the model's memory of the frames before says: a click or a word's abrupt end does
+        /// not linger.
+        static let presence: Float = 0.1
 
         // MARK: segmentation (SpeechSegmenter)
 
@@ -49,6 +49,9 @@ extension VoiceActivityDetector {
         static let offFraction: Float = 0.6
         /// Slope of the logistic that turns the score into a probability around the threshold.
         static let probabilitySlope: Float = 3
+        /// A word's last frame has evidence this far above the start threshold (log-odds
+        /// about 1.2 at the default sensitivity); sound above the noise after it is its tail.
+        static let tailMargin: Float = 0.3
         /// 4-8 kHz power over its noise (6 dB) that lets a frame lead into an onset.
         static let fricativeRatio: Float = 4
         /// While the noise estimate is young (its first `youngNoiseFrames` measured frames),

@@ -4,13 +4,14 @@ import Foundation
 /// `vad`: detects speech; audio passes through unchanged.
 ///
 /// Every 10 ms a frame of `frame` seconds is measured (``SpeechFeatures``: likelihood
-/// ratio against an adaptive noise spectrum, plus harmonicity) on 100 Hz-4 kHz, whatever
-/// the input rate. Two adaptations keep fluctuating noise out: frames `background` dB below
-/// the talker's recent loud level fade out of the evidence, and a running low quantile of
-/// the evidence (which babble and clatter raise, stationary noise does not) is taken off it.
-/// The evidence is smoothed and compared with two thresholds set by
-/// `sensitivity` (hysteresis); speech must last `min-speech` to start (clicks and taps
-/// do not), and end only after `hangover` of non-speech.
+/// ratio against an adaptive noise spectrum, harmonicity, power over the noise in eight
+/// bands) on 100 Hz-4 kHz, whatever the input rate, and a small fitted model
+/// (``SpeechModel``) turns those measures and their recent history into the odds that the
+/// frame is speech: the evidence. With `background` set, frames that far below the talker's
+/// recent loud level fade out of it (babble, distant voices). The evidence is smoothed and
+/// compared with two thresholds set by `sensitivity` (hysteresis); speech must last
+/// `min-speech` to start (clicks and taps do not), and end only after `hangover` of
+/// non-speech.
 ///
 /// `speech-start` and `speech-end` carry `t`, the true onset/offset (back-dated to the first
 /// speech frame or the weak frames leading into it; the offset includes the word's decaying
@@ -27,7 +28,7 @@ import Foundation
 public final class VoiceActivityDetector: AudioNode {
     public static let descriptor = NodeDescriptor(
         type: "vad",
-        summary: "Detects speech (FFTW: likelihood ratio vs adaptive noise + harmonicity); audio passes through.",
+        summary: "Detects speech (FFTW spectra vs adaptive noise, scored by a small fitted model); audio passes through.",
         role: .processor,
         parameters: [
             ParameterSpec("sensitivity", .number(0...1), default: 0.5,
@@ -37,8 +38,8 @@ public final class VoiceActivityDetector: AudioNode {
                           help: "speech shorter than this never starts (clicks, taps)"),
             ParameterSpec("hangover", .number(0...2), default: 0.2, unit: "s",
                           help: "non-speech needed before speech ends"),
-            ParameterSpec("background", .number(0...60), default: 15, unit: "dB",
-                          help: "sound this far below the talker's recent loud level counts as background (babble, distant voices); 0: off"),
+            ParameterSpec("background", .number(0...60), default: 0, unit: "dB",
+                          help: "sound this far below the talker's recent loud level counts as background (babble, distant voices: fewer false alarms, quiet words after loud ones may be cut); 0: off"),
             ParameterSpec("probabilities", .bool, default: false, help: "report the per-frame speech probability as events"),
         ],
         outputs: 2,
@@ -53,6 +54,7 @@ public final class VoiceActivityDetector: AudioNode {
     private var segmenter: SpeechSegmenter
 
     private var features: SpeechFeatures?
+    private var model = SpeechModel()
     private var rate = 16000.0
     private var frameLength = 400
     private var hopLength = 160
@@ -94,8 +96,11 @@ public final class VoiceActivityDetector: AudioNode {
         reset()
     }
 
+    deinit { model.deallocate() }
+
     public func reset() {
         features?.reset()
+        model.reset()
         for i in ring.indices { ring[i] = 0 }
         filled = 0
         sinceHop = 0
@@ -172,12 +177,16 @@ public final class VoiceActivityDetector: AudioNode {
             }
             return features.unsafelyUnwrapped.measure(f.baseAddress!, count: frameLength)
         }
-        let e = evidence.measure(m, frame: framesDone, speaking: segmenter.speaking)
-        let probability = segmenter.score(e.evidence)
+        let e = evidence.measure(m, frame: framesDone)
+        model.observe(m, bands: features.unsafelyUnwrapped.bandSNR, loudLevel: evidence.loudLevel)
+        var speech = (Tuning.modelCentre + Tuning.modelScale * model.logit()) * e.gate
+        // No sound above the noise: not speech, whatever the model's memory of the last word.
+        if e.signal < Tuning.presence { speech = min(speech, 0) }
+        let probability = segmenter.score(speech)
         if reportProbabilities {
             io.emit(NodeEvent(Self.probabilityKind, t: end, values: (Double(probability), 0, 0, 0)))
         }
-        segmenter.decide(frame: framesDone, evidence: e.evidence, signal: e.signal, high: m.high,
+        segmenter.decide(frame: framesDone, evidence: speech, signal: e.signal, high: m.high,
                          voiced: !features.unsafelyUnwrapped.isYoung
                              || features.unsafelyUnwrapped.voicing >= Tuning.voicedHarmonicity, now: now) {
             record($0, &io, output)

@@ -1,0 +1,35 @@
+import Foundation
+
+/// The vad's model inputs for a whole signal, frame by frame, measured exactly as the vad
+/// measures them: what `Tools/vad_model` fits the model on (`audiograph-bench vad-features`).
+/// Not part of the engine's API.
+@_spi(Tuning) public enum SpeechFeatureDump {
+    /// Values per frame: the frame's end (seconds), then the model's features.
+    public static let width = 1 + SpeechModel.featureCount
+
+    /// Every frame of `samples` (mono, `rate` Hz) with `frameSeconds` frames on the vad's hop.
+    public static func frames(_ samples: [Float], rate: Double, frameSeconds: Double = 0.025) -> [Float] {
+        let frameLength = Int((frameSeconds * rate).rounded())
+        let hop = Int((VoiceActivityDetector.Tuning.hop * rate).rounded())
+        guard let features = SpeechFeatures(frameLength: frameLength, rate: rate) else { return [] }
+        var evidence = SpeechEvidence(background: 15)
+        var model = SpeechModel()
+        defer { model.deallocate() }
+        var out: [Float] = []
+        var frame: Int64 = 0
+        samples.withUnsafeBufferPointer { x in
+            var end = hop
+            while end <= x.count {
+                defer { end += hop }
+                guard end >= frameLength else { continue }
+                frame += 1
+                let m = features.measure(x.baseAddress! + end - frameLength, count: frameLength)
+                _ = evidence.measure(m, frame: frame)
+                model.observe(m, bands: features.bandSNR, loudLevel: evidence.loudLevel)
+                out.append(Float(Double(end) / rate))
+                for i in 0..<SpeechModel.featureCount { out.append(model.features[i]) }
+            }
+        }
+        return out
+    }
+}
