@@ -43,14 +43,14 @@ import Testing
     }
 
     /// Sounds of a room in a session's first second, while the noise estimate is still
-    /// learning: a breath (band-limited hiss swelling over 0.45 s) and a clatter (a decaying
-    /// burst). Loud against the room, but with no voice in them, they start no speech; the
+    /// learning: a breath (band-limited hiss swelling over 0.45 s), a clatter (a decaying
+    /// burst) and typing (clicks 80-200 ms apart for a second). Loud against the room, but with no voice in them, they start no speech; the
     /// word at 3 s does. Both started speech at 0.5 s before voicing was asked for.
     /// With `hum` a mains hum's harmonics (100-300 Hz) run under the room sound: periodic, so
     /// the whole band's harmonicity called the breath voiced (a real recording's in-breath
     /// before its first words started speech 0.7 s early that way).
     @Test(arguments: [("breath", -42.0, false), ("breath", -36.0, false), ("clatter", -30.0, false),
-                      ("breath", -42.0, true), ("breath", -36.0, true)])
+                      ("breath", -42.0, true), ("breath", -36.0, true), ("keyboard", -36.0, false)])
     func unvoicedRoomSoundsInTheFirstSecondStartNoSpeech(kind: String, level: Double, hum: Bool) async throws {
         var x = Signals.noise(rms: 0.0008, seconds: 4.5, rate: Self.rate, seed: 11)
         for i in 1..<x.count { x[i] = 0.9 * x[i - 1] + 0.1 * x[i] }
@@ -60,25 +60,69 @@ import Testing
                 for i in x.indices { x[i] += tone[i] }
             }
         }
-        var sound = Signals.noise(rms: 1, seconds: kind == "breath" ? 0.45 : 0.08, rate: Self.rate, seed: 12)
-        var low: Float = 0, previous: Float = 0
-        for i in sound.indices {
-            let t = Double(i) / Double(sound.count)
-            if kind == "breath" {
-                // 300 Hz - 3 kHz (one-pole high- and low-pass), swelling and fading.
-                let high = sound[i] - previous
-                previous = sound[i]
-                low += 0.7 * (high - low)
-                sound[i] = low * Float(pow(sin(Double.pi * t), 2))
-            } else {
-                sound[i] *= Float(exp(-Double(i) / 300))
-            }
-        }
+        let sound = Self.roomSound(kind)
         let gain = Float(pow(10, level / 20) / max(Signals.rms(sound[...]), 1e-12))
         Signals.place(sound.map { $0 * gain }, into: &x, at: 0.5, rate: Self.rate)
         Signals.place(Signals.voiced(amplitude: 0.2, seconds: 0.6, rate: Self.rate), into: &x, at: 3.0, rate: Self.rate)
         let s = try await starts(x)
         #expect(s.count == 1 && abs((s.first ?? 0) - 3.0) < 0.1, "\(kind) at \(level) dBFS\(hum ? " over hum" : ""): speech starts at \(s)")
+    }
+
+    /// A chair's creak in the first second (a stick-slip pulse train at 50-80 Hz ringing at
+    /// 1.4 kHz, 0.4 s at -36 dBFS) still starts speech: it is periodic, as a voice is.
+    @Test func aChairsCreakInTheFirstSecondStillStartsSpeech() async throws {
+        var x = Signals.noise(rms: 0.0008, seconds: 4.5, rate: Self.rate, seed: 11)
+        for i in 1..<x.count { x[i] = 0.9 * x[i - 1] + 0.1 * x[i] }
+        let sound = Self.roomSound("creak")
+        let gain = Float(pow(10, -36.0 / 20) / max(Signals.rms(sound[...]), 1e-12))
+        Signals.place(sound.map { $0 * gain }, into: &x, at: 0.5, rate: Self.rate)
+        Signals.place(Signals.voiced(amplitude: 0.2, seconds: 0.6, rate: Self.rate), into: &x, at: 3.0, rate: Self.rate)
+        let s = try await starts(x)
+        withKnownIssue("a creak is as periodic as a voice") {
+            #expect(s.count == 1 && abs((s.first ?? 0) - 3.0) < 0.1, "speech starts at \(s)")
+        }
+    }
+
+    /// A room sound of `kind` (breath, clatter, keyboard, creak), to be scaled to a level.
+    static func roomSound(_ kind: String) -> [Float] {
+        let seconds = ["breath": 0.45, "keyboard": 1.0, "creak": 0.4][kind] ?? 0.08
+        var sound = Signals.noise(rms: 1, seconds: seconds, rate: rate, seed: 12)
+        switch kind {
+        case "breath":
+            // 300 Hz - 3 kHz (one-pole high- and low-pass), swelling and fading.
+            var low: Float = 0, previous: Float = 0
+            for i in sound.indices {
+                let t = Double(i) / Double(sound.count)
+                let high = sound[i] - previous
+                previous = sound[i]
+                low += 0.7 * (high - low)
+                sound[i] = low * Float(pow(sin(Double.pi * t), 2))
+            }
+        case "keyboard":
+            // 5 ms decaying clicks, 80-200 ms apart.
+            var next = 0, k = 0
+            for i in sound.indices {
+                if i == next { k = 0; next += Int(rate * (0.08 + 0.12 * Double((i * 7919) % 100) / 100)) }
+                sound[i] *= Float(exp(-Double(k) / 40))
+                k += 1
+            }
+        case "creak":
+            // Stick-slip: a pulse every 20 down to 12.5 ms, each ringing a 1.4 kHz resonance.
+            var out = [Float](repeating: 0, count: sound.count)
+            var at = 0.0
+            while Int(at * rate) < out.count {
+                let i0 = Int(at * rate)
+                for k in 0..<min(240, out.count - i0) {
+                    out[i0 + k] += Float(sin(2 * Double.pi * 1400 * Double(k) / rate) * exp(-Double(k) / 60))
+                }
+                at += 0.02 - 0.0075 * at / seconds
+            }
+            sound = out
+        default:
+            // A clatter: a decaying burst.
+            for i in sound.indices { sound[i] *= Float(exp(-Double(i) / 300)) }
+        }
+        return sound
     }
 
     /// Speech right after digital silence (flite's output, a file's lead-in of zeros) is
