@@ -7,8 +7,8 @@ import Foundation
 /// ratio against an adaptive noise spectrum, harmonicity, power over the noise in eight
 /// bands) on 100 Hz-4 kHz, whatever the input rate, and a small fitted model
 /// (``SpeechModel``) turns those measures and their recent history into the odds that the
-/// frame is speech: the evidence. With `background` set, frames that far below the talker's
-/// recent loud level fade out of it (babble, distant voices). The evidence is smoothed and
+/// frame is speech: the evidence. Frames `background` dB below the talker's recent loud
+/// level fade out of it (babble, distant voices). The evidence is smoothed and
 /// compared with two thresholds set by `sensitivity` (hysteresis); speech must last
 /// `min-speech` to start (clicks and taps do not), and end only after `hangover` of
 /// non-speech.
@@ -38,8 +38,8 @@ public final class VoiceActivityDetector: AudioNode {
                           help: "speech shorter than this never starts (clicks, taps)"),
             ParameterSpec("hangover", .number(0...2), default: 0.2, unit: "s",
                           help: "non-speech needed before speech ends"),
-            ParameterSpec("background", .number(0...60), default: 0, unit: "dB",
-                          help: "sound this far below the talker's recent loud level counts as background (babble, distant voices: fewer false alarms, quiet words after loud ones may be cut); 0: off"),
+            ParameterSpec("background", .number(0...60), default: 20, unit: "dB",
+                          help: "sound this far below the talker's recent loud level counts as background (babble, distant voices); 0: off"),
             ParameterSpec("probabilities", .bool, default: false, help: "report the per-frame speech probability as events"),
         ],
         outputs: 2,
