@@ -12,7 +12,7 @@ import Foundation
         let frameLength = Int((frameSeconds * rate).rounded())
         let hop = Int((VoiceActivityDetector.Tuning.hop * rate).rounded())
         guard let features = SpeechFeatures(frameLength: frameLength, rate: rate) else { return [] }
-        var evidence = SpeechEvidence(background: 15)
+        var evidence = SpeechEvidence(background: 0)  // the model reads only its loud level
         var model = SpeechModel()
         defer { model.deallocate() }
         var out: [Float] = []
