@@ -57,7 +57,7 @@ package enum ConfidenceModel {
     }
 
     // Fitted by `Tools/confidence fit` (begin)
-    static let intercept = 0.603835
-    static let weights: [Double] = [0.122893, 1.569038, 2.338703, 0.403064, 1.403418, -0.053121, -0.880581, 0.126375, 1.717142]
+    static let intercept = 0.425392
+    static let weights: [Double] = [0.136238, 1.659659, 2.379688, 0.429856, 0.939949, -0.178934, -0.857548, 0.110907, 1.534740]
     // Fitted by `Tools/confidence fit` (end)
 }
