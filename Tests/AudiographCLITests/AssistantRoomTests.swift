@@ -104,7 +104,9 @@ extension PulseIntegrationTests {
         #expect(of("speak-end").count == 2, "both answers were played")
         // The same room without the gate: the assistant's answer wakes it.
         let once = try #require(Flite.script([("hello computer", 1.5), ("find japanese restaurants nearby", 8)]))
-        #expect(Self.speechHeardWhileSpeaking(es) == 0, "the listener heard nothing of the answers and earcons")
+        let heardStory = es.filter { ["speak-start", "speak-end", "earcon", "speech-start", "speech-end"].contains($0["type"] as? String ?? "") }
+            .map { "\($0["type"]!) \($0["t"] ?? "")/\($0["decided"] ?? "")" }
+        #expect(Self.speechHeardWhileSpeaking(es) == 0, "the listener heard nothing of the answers and earcons: \(heardStory)")
         // Round trip through real audio: the answers, recorded from the sink's monitor and
         // decoded again, say what was asked for. The recording is a second process capturing
         // in real time beside the whole test suite, so its last words may come through the

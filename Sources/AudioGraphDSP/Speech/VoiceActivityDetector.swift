@@ -164,7 +164,9 @@ public final class VoiceActivityDetector: AudioNode {
         let end = segmenter.frameEnd(framesDone)
         if gate.covers(end - frameSeconds, end) {
             // What the graph itself plays is not measured: the noise estimate and levels keep
-            // what they learnt of the room.
+            // what they learnt of the room; the model's memory of the frames before (a wake
+            // word just heard) says nothing of what follows the playback, and starts again.
+            model.reset()
             segmenter.skip(frame: framesDone, now: now) { record($0, &io, output) }
             return 0
         }
