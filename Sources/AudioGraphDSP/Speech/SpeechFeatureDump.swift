@@ -13,8 +13,7 @@ import Foundation
         let hop = Int((VoiceActivityDetector.Tuning.hop * rate).rounded())
         guard let features = SpeechFeatures(frameLength: frameLength, rate: rate) else { return [] }
         var evidence = SpeechEvidence(background: 0)  // the model reads only its loud level
-        var model = SpeechModel()
-        defer { model.deallocate() }
+        let model = SpeechModel()
         var out: [Float] = []
         var frame: Int64 = 0
         samples.withUnsafeBufferPointer { x in

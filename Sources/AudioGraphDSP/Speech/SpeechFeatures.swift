@@ -44,7 +44,7 @@ final class SpeechFeatures {
     let bandSNR: UnsafeMutablePointer<Float>
     /// Band edges (Hz) of `bandSNR`: where speech's formants and its noise differ.
     static let bandEdges: [Double] = [100, 250, 400, 600, 850, 1200, 1700, 2400, 4000]
-    static let bandCount = 8
+    static let bandCount = bandEdges.count - 1
     /// Where each band starts among the analysis bins (index j of `bins`), and the end.
     private let bandStart: UnsafeMutablePointer<Int>
 

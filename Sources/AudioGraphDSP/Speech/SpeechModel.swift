@@ -10,7 +10,7 @@ import Foundation
 /// the likelihood ratio (high in babble, low in steady noise). Weights: `SpeechModel+Weights`,
 /// fitted by `Tools/vad_model` (how: its header and TUNING.md). Real-time safe: buffers made
 /// at set-up.
-struct SpeechModel {
+final class SpeechModel {
     /// Likelihood ratio, harmonicity, the bands, the 4-8 kHz ratio, level, level change.
     static let instantCount = 2 + SpeechFeatures.bandCount + 3
     static let featureCount = 3 * instantCount + 1
@@ -46,12 +46,12 @@ struct SpeechModel {
         reset()
     }
 
-    func deallocate() {
+    deinit {
         features.deallocate()
         columns.deallocate()
     }
 
-    mutating func reset() {
+    func reset() {
         features.update(repeating: 0, count: Self.featureCount)
         previousLevel = 0
         floor = 0
@@ -60,7 +60,7 @@ struct SpeechModel {
 
     /// Takes in one measured frame: `m` and the band ratios (`bands`, log10) from
     /// ``SpeechFeatures``, `loudLevel` from ``SpeechEvidence``.
-    mutating func observe(_ m: (llr: Float, harmonicity: Float, level: Float, high: Float),
+    func observe(_ m: (llr: Float, harmonicity: Float, level: Float, high: Float),
                           bands: UnsafePointer<Float>, loudLevel: Float) {
         let n = Self.instantCount
         let x = features

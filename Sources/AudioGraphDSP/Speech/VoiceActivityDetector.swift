@@ -54,7 +54,7 @@ public final class VoiceActivityDetector: AudioNode {
     private var segmenter: SpeechSegmenter
 
     private var features: SpeechFeatures?
-    private var model = SpeechModel()
+    private let model = SpeechModel()
     private var rate = 16000.0
     private var frameLength = 400
     private var hopLength = 160
@@ -95,8 +95,6 @@ public final class VoiceActivityDetector: AudioNode {
         frameScratch = Array(repeating: 0, count: frameLength)
         reset()
     }
-
-    deinit { model.deallocate() }
 
     public func reset() {
         features?.reset()
