@@ -12,8 +12,6 @@ import Testing
         #expect(W.mean.count == f && W.scale.count == f)
         #expect(W.hiddenWeights.count == W.hiddenCount * f)
         #expect(W.hiddenBias.count == W.hiddenCount && W.outputWeights.count == W.hiddenCount)
-        // Tools/vad_model reads the dump as frames of this width (its WIDTH).
-        #expect(SpeechFeatureDump.width == 1 + 3 * SpeechModel.instantCount + 1)
     }
 
     @Test func theFeatureDumpMeasuresEveryHop() {
