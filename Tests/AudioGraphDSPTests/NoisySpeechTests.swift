@@ -1,4 +1,3 @@
-import AudioGraph
 import AudioGraphCore
 import AudioGraphTestSupport
 import Foundation
@@ -68,12 +67,11 @@ import Testing
         for seed in [UInt64(3), 5, 9] {
             let n = Self.noise(pink: pink, count: clean.count, seed: seed)
             let x = clean.indices.map { 0.3 * (clean[$0] + gain * n[$0]) / (1 + 4 * gain) }
-            let events = try await OfflineRender.run("vad", [:], input: [x], rate: Self.rate, registry: .builtin).events
             var found = [Bool](repeating: false, count: truth.count)
             var start: Double?
-            for e in events {
-                if case .speechStart(_, let t, _) = e { start = t }
-                if case .speechEnd(_, let t, _) = e, let s = start {
+            for (kind, t, _) in try await VoiceActivityDetectorTests().vad(x) {
+                if kind == "start" { start = t }
+                if kind == "end", let s = start {
                     for f in Int(s * 100)..<min(found.count, Int(t * 100)) { found[f] = true }
                     start = nil
                 }
