@@ -37,6 +37,12 @@ final class SpeechFeatures {
     /// `isYoung` (the harmonicity after): a room's hum, whose harmonics lie below, keeps the whole
     /// band's harmonicity up without a voice. Costs a second inverse FFT in those frames only.
     private(set) var voicing: Float = 0
+    /// The share of the last frame's power above the noise that lies below 1.2 kHz (0...1):
+    /// a voice's first formant and low harmonics put most of it there; a creak's or a
+    /// squeak's resonance, and the clicks of its pulses, do not.
+    private(set) var lowShare: Float = 0
+    /// Bands (of `bandEdges`) below 1.2 kHz, for `lowShare`.
+    static let lowBands = bandEdges.firstIndex(of: 1200)!
     private let voicingStart: Int
     private let savedSpectrum: UnsafeMutablePointer<Float>
     /// The last frame's power over the noise estimate in each of `bandEdges`' bands, as
@@ -129,6 +135,7 @@ final class SpeechFeatures {
         // room: learning it as the noise would put the estimate at zero, from where it takes
         // a minute to climb, and any sound would be speech until then. It is not measured.
         voicing = 0
+        lowShare = 0
         guard level >= VoiceActivityDetector.Tuning.digitalSilenceLevel else {
             bandSNR.update(repeating: 0, count: Self.bandCount)
             return (0, 0, level, 0)
@@ -139,6 +146,7 @@ final class SpeechFeatures {
         // Σ log(1 + ξ) as the log of running products, 16 bins at a time (ξ <= ~1e4, so a
         // Double holds 16 factors): 8 logarithms per frame instead of one per bin.
         var product = 1.0
+        var lowAbove: Float = 0, allAbove: Float = 0
         let lo = bins.lowerBound
         for band in 0..<Self.bandCount {
             // Per band: its power and noise, which the model reads.
@@ -182,7 +190,11 @@ final class SpeechFeatures {
                 spectrum[2 * k + 1] = 0
             }
             bandSNR[band] = log10(max(bandPower, 1e-12) / max(bandNoise, 1e-12))
+            let above = max(bandPower - bandNoise, 0)
+            allAbove += above
+            if band < Self.lowBands { lowAbove += above }
         }
+        lowShare = allAbove > 0 ? lowAbove / allAbove : 0
         llrSum -= Float(log(product))
         framesInSub += 1
         if framesInSub == Self.subwindowFrames {

@@ -56,12 +56,16 @@ extension VoiceActivityDetector {
         static let fricativeRatio: Float = 4
         /// While the noise estimate is young (its first `youngNoiseFrames` measured frames),
         /// speech starts only once `voicedFramesToStart` frames of its onset run are voiced:
-        /// periodic above 400 Hz (`SpeechFeatures.voicing`) to at least `voicedHarmonicity`.
+        /// periodic above 400 Hz (`SpeechFeatures.voicing`) to at least `voicedHarmonicity`,
+        /// with at least `voicedLowShare` of the sound above the noise below 1.2 kHz
+        /// (`SpeechFeatures.lowShare`: where a voice's first formant lies, and a creak's
+        /// resonance does not).
         /// The room's first sounds (a breath, a chair, a keyboard) are measured against a noise
         /// estimate still learning, and a hum's harmonics below 400 Hz would make any of them
         /// look periodic.
         static let youngNoiseFrames = 200
         static let voicedHarmonicity: Float = 0.4
+        static let voicedLowShare: Float = 0.3
         static let voicedFramesToStart = 1
         /// Most frames an onset is back-dated over the weaker frames that lead into it.
         static let leadInFrames: Int64 = 20

@@ -186,9 +186,9 @@ public final class VoiceActivityDetector: AudioNode {
         if reportProbabilities {
             io.emit(NodeEvent(Self.probabilityKind, t: end, values: (Double(probability), 0, 0, 0)))
         }
-        segmenter.decide(frame: framesDone, evidence: speech, signal: e.signal, high: m.high,
-                         voiced: !features.unsafelyUnwrapped.isYoung
-                             || features.unsafelyUnwrapped.voicing >= Tuning.voicedHarmonicity, now: now) {
+        let f = features.unsafelyUnwrapped
+        let voiced = !f.isYoung || (f.voicing >= Tuning.voicedHarmonicity && f.lowShare >= Tuning.voicedLowShare)
+        segmenter.decide(frame: framesDone, evidence: speech, signal: e.signal, high: m.high, voiced: voiced, now: now) {
             record($0, &io, output)
         }
         return probability
