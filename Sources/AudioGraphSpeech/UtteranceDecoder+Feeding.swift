@@ -26,10 +26,13 @@ extension UtteranceDecoder {
         guard decoder.inUtterance else { return }  // an open utterance's part, or a tentative one
         let first = next - Int64(n)
         guard case .closing(let left) = phase else { return consume(scratch, n, from: first) }
-        let m = min(n, left)
+        // Speech the vad may be starting keeps the part open until it decides (by the hint's
+        // `resolvesBy` at most): a closed part would have taken the onset's first sounds.
+        let keep = max(left, possibleSpeech ? Int(clamping: max(0, possibleUntil - first)) : 0)
+        let m = min(n, keep)
         consume(scratch, m, from: first)
-        if m < left { phase = .closing(samplesLeft: left - m); return }
-        let end = next - Int64(n - m)  // the part ends exactly after its trailing silence
+        if m < keep { phase = .closing(samplesLeft: max(0, left - m)); return }
+        let end = first + Int64(m)  // the part ends exactly after its trailing silence
         closePart(at: Double(end) / 16000, endingAt: end)
     }
 

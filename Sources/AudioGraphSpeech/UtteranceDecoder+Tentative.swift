@@ -8,8 +8,8 @@ extension UtteranceDecoder {
     /// once it has fed a pre-roll's worth of audio without being confirmed.
     func startTentatively(at t: Double) {
         meanBeforeTentative = decoder.savedCepstralMean()
+        phase = .tentative  // before the part starts: its audio is lead-in until confirmed
         startFirstPart(at: t)
-        phase = .tentative
     }
 
     /// Starts a tentative part from `t` while the vad's possible speech awaits its outcome
@@ -29,6 +29,7 @@ extension UtteranceDecoder {
     func confirm(at t: Double) {
         openUtterance(at: t)
         if seeding { seedTarget = held.count + seedFrames }  // the look-ahead counts from the confirmation
+        else if livePass && seedFrames > 0 { measureSinceOnset(t) }
         reportPartialIfDue()
     }
 

@@ -16,7 +16,7 @@ extension UtteranceDecoder {
         static let liveLeadIn = 0.2
         /// Silence decoded after a `speech-end`, on top of the vad's hangover, before a part
         /// closes (s): speech the vad confirms within it continues the part.
-        static let trailingSeconds = 0.4
+        static let trailingSeconds = 0.3
         /// How far back a tentative part started at an utterance end begins, before its
         /// lead-in (s): the vad back-dates an onset over up to this much of the weak frames
         /// before it.

@@ -90,6 +90,8 @@ final class UtteranceDecoder {
     var meanBeforeTentative: PocketSphinxDecoder.CepstralMean?
     /// Whether the vad's last hint of possible speech awaits its outcome.
     var possibleSpeech = false
+    /// Absolute sample by which the vad resolves that hint.
+    var possibleUntil: Int64 = 0
     var utterance = 0
     /// Onset of the utterance (seconds).
     var start = 0.0
@@ -172,6 +174,7 @@ final class UtteranceDecoder {
             switch (m.kind, settings.segmentation) {
             case (.speechPossible, .speech), (.speechPossible, .endOfSpeech):
                 possibleSpeech = true
+                possibleUntil = Int64(((m.resolvesBy - streamShift) * 16000).rounded())
                 speculate(from: m.t)
             case (.speechDropped, _):
                 possibleSpeech = false
@@ -274,7 +277,20 @@ final class UtteranceDecoder {
             }
             k += Int64(n)
         }
+        if !seeding && !tentative && livePass && seedFrames > 0 { measureSinceOnset(t) }
         sinceLastPartial = 0
+    }
+
+    /// Takes the audio from the onset at `t` up to now into the carried-over mean: what the
+    /// mean measures then depends on where speech began, not on when the vad was sure of it.
+    func measureSinceOnset(_ t: Double) {
+        var k = max(Int64((t * 16000).rounded()), next - Int64(preroll.count), feedFrom)
+        while k < next {
+            let n = Int(min(next - k, Int64(capacity)))
+            for i in 0..<n { scratch[i] = preroll[Int((k + Int64(i)) % Int64(preroll.count))] }
+            decoder.measureCepstralMean(scratch, count: n)
+            k += Int64(n)
+        }
     }
 
     /// The first sample of an onset at `t` with its lead-in, as far as the pre-roll reaches.
