@@ -25,18 +25,19 @@ struct SpeechEvidence {
         lastLoudFrame = -1000
     }
 
-    /// The signal and background gate of frame `frame` (numbered from 1) with measurement `m`.
+    /// The signal and background gate of frame `frame` (numbered from 1) with measurement `m`,
+    /// and the compressed likelihood ratio, log(1 + llr), which the model reads too.
     mutating func measure(_ m: (llr: Float, harmonicity: Float, level: Float, high: Float),
-                          frame: Int64) -> (signal: Float, gate: Float) {
+                          frame: Int64) -> (signal: Float, gate: Float, llr: Float) {
         let llr = log1p(max(m.llr, 0))
         var signal = llr + Tuning.harmonicityWeight * max(0, m.harmonicity - Tuning.harmonicityFloor) * min(1, llr)
         if m.level < Tuning.silenceLevel { signal = min(signal, 0) }
         if frame == 1 { loudLevel = m.level }
         loudLevel += m.level > loudLevel ? Tuning.loudRise : -Tuning.loudFall
-        guard background > 0 else { return (signal, 1) }
+        guard background > 0 else { return (signal, 1, llr) }
         if m.level >= loudLevel - background { lastLoudFrame = frame }
         let slack: Float = frame - lastLoudFrame <= Tuning.decayFrames ? Tuning.decaySlack : 0
         let below = (loudLevel - background - slack) - m.level
-        return (signal, below > 0 ? max(0, 1 - below / Tuning.backgroundFade) : 1)
+        return (signal, below > 0 ? max(0, 1 - below / Tuning.backgroundFade) : 1, llr)
     }
 }

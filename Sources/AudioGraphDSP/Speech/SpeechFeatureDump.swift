@@ -23,8 +23,8 @@ import Foundation
                 guard end >= frameLength else { continue }
                 frame += 1
                 let m = features.measure(x.baseAddress! + end - frameLength, count: frameLength)
-                _ = evidence.measure(m, frame: frame)
-                model.observe(m, bands: features.bandSNR, loudLevel: evidence.loudLevel)
+                let e = evidence.measure(m, frame: frame)
+                model.observe(m, bands: features.bandSNR, llr: e.llr, loudLevel: evidence.loudLevel)
                 out.append(Float(Double(end) / rate))
                 for i in 0..<SpeechModel.featureCount { out.append(model.features[i]) }
             }

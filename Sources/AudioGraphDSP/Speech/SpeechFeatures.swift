@@ -247,7 +247,14 @@ final class SpeechFeatures {
         let r0 = input[0]
         var peak: Float = 0
         if r0 > 0 {
-            for lag in minLag...maxLag { peak = max(peak, input[lag]) }
+            var peaks = SIMD8<Float>()
+            var lag = minLag
+            while lag + 8 <= maxLag + 1 {
+                peaks = pointwiseMax(peaks, UnsafeRawPointer(input + lag).loadUnaligned(as: SIMD8<Float>.self))
+                lag += 8
+            }
+            peak = peaks.max()
+            while lag <= maxLag { peak = max(peak, input[lag]); lag += 1 }
             peak /= r0
         }
         return max(0, min(1, peak))

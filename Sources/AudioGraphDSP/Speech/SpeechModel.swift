@@ -59,12 +59,12 @@ final class SpeechModel {
     }
 
     /// Takes in one measured frame: `m` and the band ratios (`bands`, log10) from
-    /// ``SpeechFeatures``, `loudLevel` from ``SpeechEvidence``.
+    /// ``SpeechFeatures``, the compressed likelihood ratio `llr` and `loudLevel` from
+    /// ``SpeechEvidence``.
     func observe(_ m: (llr: Float, harmonicity: Float, level: Float, high: Float),
-                          bands: UnsafePointer<Float>, loudLevel: Float) {
+                 bands: UnsafePointer<Float>, llr: Float, loudLevel: Float) {
         let n = Self.instantCount
         let x = features
-        let llr = log1p(max(m.llr, 0))
         x[0] = llr
         x[1] = m.harmonicity
         let bandCount = SpeechFeatures.bandCount

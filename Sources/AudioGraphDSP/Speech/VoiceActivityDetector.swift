@@ -178,7 +178,7 @@ public final class VoiceActivityDetector: AudioNode {
             return features.unsafelyUnwrapped.measure(f.baseAddress!, count: frameLength)
         }
         let e = evidence.measure(m, frame: framesDone)
-        model.observe(m, bands: features.unsafelyUnwrapped.bandSNR, loudLevel: evidence.loudLevel)
+        model.observe(m, bands: features.unsafelyUnwrapped.bandSNR, llr: e.llr, loudLevel: evidence.loudLevel)
         var speech = (Tuning.modelCentre + Tuning.modelScale * model.logit()) * e.gate
         // No sound above the noise: not speech, whatever the model's memory of the last word.
         if e.signal < Tuning.presence { speech = min(speech, 0) }
