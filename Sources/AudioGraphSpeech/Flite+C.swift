@@ -25,15 +25,7 @@ final class FliteVoice: @unchecked Sendable {
                 _ = flite_init()
                 Self.initialised = true
             }
-            let v: UnsafeMutablePointer<cst_voice>? = switch name {
-            case "rms": register_cmu_us_rms(nil)
-            case "slt": register_cmu_us_slt(nil)
-            case "awb": register_cmu_us_awb(nil)
-            case "kal16": register_cmu_us_kal16(nil)
-            case "kal": register_cmu_us_kal(nil)
-            default: nil
-            }
-            guard let v, let probe = flite_text_to_wave("a", v) else { return nil }
+            guard let v = Self.register(name), let probe = flite_text_to_wave("a", v) else { return nil }
             defer { delete_wave(probe) }
             return (v, Int(probe.pointee.sample_rate))
         }
@@ -41,6 +33,16 @@ final class FliteVoice: @unchecked Sendable {
         self.name = name
         voice = loaded.0
         sampleRate = loaded.1
+    }
+
+    /// Loads voice `name`'s library (Debian's libflite_cmu_us_NAME.so.1) and registers the
+    /// voice; nil for a name not in ``names`` or a library that is not there. The library
+    /// stays loaded: the voice points into it. Called under ``lock``.
+    private static func register(_ name: String) -> UnsafeMutablePointer<cst_voice>? {
+        guard names.contains(name), let library = dlopen("libflite_cmu_us_\(name).so.1", RTLD_NOW),
+              let symbol = dlsym(library, "register_cmu_us_\(name)") else { return nil }
+        typealias Register = @convention(c) (UnsafePointer<CChar>?) -> UnsafeMutablePointer<cst_voice>?
+        return unsafeBitCast(symbol, to: Register.self)(nil)
     }
 
     /// Speaks `text` at `rate` (1: the voice's own pace, 2: twice as fast) as samples in

@@ -122,7 +122,8 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     public func open() throws(EngineError) {
         guard worker == nil else { return }
         guard let voice = FliteVoice(voiceName) else {
-            throw EngineError(.model, "flite has no voice \"\(voiceName)\" (voices: \(FliteVoice.names.joined(separator: ", ")))",
+            throw EngineError(.model, "flite has no voice \"\(voiceName)\" (voices: \(FliteVoice.names.joined(separator: ", ")), "
+                              + "each Debian's libflite_cmu_us_NAME.so.1)",
                               parameter: "voice", suggestion: "install Debian's flite")
         }
         format = StreamFormat(sampleRate: Double(voice.sampleRate), channelCount: 1)
