@@ -124,7 +124,16 @@ final class PocketSphinxDecoder {
     static let previewVocabulary: Int32 = 10000
 
     /// Whether ``preview(_:count:)`` has a search of its own to run.
-    let hasPreview: Bool
+    private(set) var hasPreview: Bool
+
+    /// Frees the preview search (about 17 MB): only a session's first utterance uses it.
+    /// A decoder kept for another stream then previews no more; its results are the same
+    /// (the preview only brings the first partial result sooner).
+    func dropPreview() {
+        guard hasPreview, phase != .previewing else { return }
+        hasPreview = false
+        _ = ps_unset_search(decoder, Self.previewSearch)
+    }
 
     /// Where the decoder is. `startUtterance` only opens an utterance; PocketSphinx's own
     /// begins with the first `process` (or `endUtterance`), so a preview may run in between.

@@ -51,6 +51,7 @@ extension UtteranceDecoder {
     func releaseHeld() {
         seeding = false
         decoder.endPreview()  // before the mean is set: ending an utterance moves PocketSphinx's own
+        decoder.dropPreview()  // only a session's first utterance previews its first words
         // The hold ends at the look-ahead's end, or past it where the preview stopped (a point
         // of the stream, whatever the blocks); the mean takes in all of it.
         let measured = min(held.count, max(seedTarget + Tuning.meanStep, previewed))

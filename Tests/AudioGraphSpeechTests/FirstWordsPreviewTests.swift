@@ -64,7 +64,8 @@ struct FirstWordsPreviewTests {
 
     /// A session's first utterance, through the utterance decoder: its first partial result
     /// comes from the preview, before the full search has decoded anything; later
-    /// utterances have none; the finals are those of a decoder without the preview.
+    /// utterances have none (the preview search is freed during the first); the finals are
+    /// those of a decoder without the preview.
     @Test(.flite) func aSessionsFirstPartialComesFromThePreview() throws {
         let (x, onsets, ends) = try #require(try SpeculativeStartTests.speech())
         let helper = SpeculativeStartTests()
@@ -80,8 +81,14 @@ struct FirstWordsPreviewTests {
                 if case .partial(_, let n, _) = e, fromPreview[n] == nil { fromPreview[n] = d.isPreviewing }
                 events.append(e)
             }, isCancelled: { false })
-            helper.feed(x, markers, to: u)
+            var previewHeld: [Bool] = []
+            helper.feed(x, markers, to: u) { previewHeld.append(d.hasPreview) }
             #expect(fromPreview == (preview ? [1: true, 2: false] : [1: false, 2: false]), "preview \(preview)")
+            // Its 17 MB are freed once the first utterance's held audio goes to the full
+            // search, within the first utterance.
+            let firstEnd = Int(ends[0] * 16000) / 1024
+            #expect(preview ? previewHeld.first == true && previewHeld[firstEnd...].allSatisfy { !$0 }
+                            : previewHeld.allSatisfy { !$0 }, "preview \(preview): \(previewHeld)")
             finals.append(events.compactMap { if case .final(_, let r) = $0 { r } else { nil } })
         }
         try #require(finals[0].count == 2)
