@@ -52,7 +52,10 @@ final class FFTLowpass {
             // Odd, and whole blocks at both rates: the kept samples' phase never drifts.
             let step = 2 * up * down
             length = (n - 1 + step - 1) / step * step + 1
-            var size = 512 * up * down
+            // At least eight filter lengths (a hop of seven eighths), and five times a power of
+            // two: FFTW's estimated plans run those sizes faster per sample than the powers of
+            // two around them (the README's resampler rows).
+            var size = 640 * up * down
             while size < 8 * length { size *= 2 }
             self.size = size
         }
