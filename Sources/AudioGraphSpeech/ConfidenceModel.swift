@@ -57,7 +57,7 @@ package enum ConfidenceModel {
     }
 
     // Fitted by `Tools/confidence fit` (begin)
-    static let intercept = 0.425392
-    static let weights: [Double] = [0.136238, 1.659659, 2.379688, 0.429856, 0.939949, -0.178934, -0.857548, 0.110907, 1.534740]
+    static let intercept = 0.626923
+    static let weights: [Double] = [0.084211, 1.619837, 2.513280, 0.351349, 0.849399, -0.218197, -0.958999, 0.112121, 1.630579]
     // Fitted by `Tools/confidence fit` (end)
 }
