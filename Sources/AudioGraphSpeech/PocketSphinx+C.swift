@@ -133,6 +133,9 @@ final class PocketSphinxDecoder {
         guard hasPreview, phase != .previewing else { return }
         hasPreview = false
         _ = ps_unset_search(decoder, Self.previewSearch)
+        // It was built on the loading thread, in that thread's malloc arena, which no later
+        // allocation of the decoding thread reuses: hand the pages back now.
+        Self.releaseFreeMemory()
     }
 
     /// Where the decoder is. `startUtterance` only opens an utterance; PocketSphinx's own
