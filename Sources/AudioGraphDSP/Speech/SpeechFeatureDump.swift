@@ -11,9 +11,9 @@ import Foundation
     public static func frames(_ samples: [Float], rate: Double, frameSeconds: Double = 0.025) -> [Float] {
         let frameLength = Int((frameSeconds * rate).rounded())
         let hop = Int((VoiceActivityDetector.Tuning.hop * rate).rounded())
-        guard let features = SpeechFeatures(frameLength: frameLength, rate: rate) else { return [] }
-        var evidence = SpeechEvidence(background: 0)  // the model reads only its loud level
-        let model = SpeechModel()
+        // The background gate is off: the model reads only the loud level, and the gate is
+        // applied after it.
+        guard let analysis = SpeechFrameAnalysis(frameLength: frameLength, rate: rate, background: 0) else { return [] }
         var out: [Float] = []
         var frame: Int64 = 0
         samples.withUnsafeBufferPointer { x in
@@ -22,11 +22,9 @@ import Foundation
                 defer { end += hop }
                 guard end >= frameLength else { continue }
                 frame += 1
-                let m = features.measure(x.baseAddress! + end - frameLength, count: frameLength)
-                let e = evidence.measure(m, frame: frame)
-                model.observe(m, bands: features.bandSNR, llr: e.llr, loudLevel: evidence.loudLevel)
+                _ = analysis.measure(x.baseAddress! + end - frameLength, count: frameLength, frame: frame)
                 out.append(Float(Double(end) / rate))
-                for i in 0..<SpeechModel.featureCount { out.append(model.features[i]) }
+                for i in 0..<SpeechModel.featureCount { out.append(analysis.model.features[i]) }
             }
         }
         return out

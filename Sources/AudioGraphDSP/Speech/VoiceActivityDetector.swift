@@ -22,8 +22,8 @@ import Foundation
 /// Output bus 1 carries the per-frame speech probability as a 100 Hz signal for taps;
 /// `probabilities` also reports it as events.
 ///
-/// The node buffers and frames the audio; ``SpeechEvidence`` says how much each frame looks
-/// like the talker's speech, ``SpeechSegmenter`` decides, and each decision is recorded once
+/// The node buffers and frames the audio; ``SpeechFrameAnalysis`` measures each frame and
+/// says how much it looks like the talker's speech, ``SpeechSegmenter`` decides, and each decision is recorded once
 /// (`record`). Tuning constants: `Tuning`; how they were chosen: TUNING.md.
 public final class VoiceActivityDetector: AudioNode {
     public static let descriptor = NodeDescriptor(
@@ -50,11 +50,10 @@ public final class VoiceActivityDetector: AudioNode {
 
     let frameSeconds: Double
     let reportProbabilities: Bool
-    private var evidence: SpeechEvidence
+    private let background: Float
     private var segmenter: SpeechSegmenter
 
-    private var features: SpeechFeatures?
-    private let model = SpeechModel()
+    private var analysis: SpeechFrameAnalysis?
     private var rate = 16000.0
     private var frameLength = 400
     private var hopLength = 160
@@ -69,7 +68,7 @@ public final class VoiceActivityDetector: AudioNode {
     init(_ p: ResolvedParameters) {
         frameSeconds = p.number("frame")
         reportProbabilities = p.bool("probabilities")
-        evidence = SpeechEvidence(background: Float(p.number("background")))
+        background = Float(p.number("background"))
         segmenter = SpeechSegmenter(sensitivity: p.number("sensitivity"),
                                     minSpeechFrames: max(1, Int((p.number("min-speech") / Tuning.hop).rounded())),
                                     hangoverFrames: max(1, Int((p.number("hangover") / Tuning.hop).rounded())),
@@ -87,24 +86,22 @@ public final class VoiceActivityDetector: AudioNode {
         gate = context.playbackGate
         frameLength = Int((frameSeconds * rate).rounded())
         hopLength = Int((Tuning.hop * rate).rounded())
-        guard let f = SpeechFeatures(frameLength: frameLength, rate: rate) else {
+        guard let a = SpeechFrameAnalysis(frameLength: frameLength, rate: rate, background: background) else {
             throw EngineError(.internalLimit, "cannot plan an FFT of \(frameLength) samples")
         }
-        features = f
+        analysis = a
         ring = Array(repeating: 0, count: frameLength)
         frameScratch = Array(repeating: 0, count: frameLength)
         reset()
     }
 
     public func reset() {
-        features?.reset()
-        model.reset()
+        analysis?.reset()
         for i in ring.indices { ring[i] = 0 }
         filled = 0
         sinceHop = 0
         framesDone = 0
         totalSamples = 0
-        evidence.reset()
         segmenter.reset()
     }
 
@@ -164,31 +161,30 @@ public final class VoiceActivityDetector: AudioNode {
             // What the graph itself plays is not measured: the noise estimate and levels keep
             // what they learnt of the room; the model's memory of the frames before (a wake
             // word just heard) says nothing of what follows the playback, and starts again.
-            model.reset()
+            analysis.unsafelyUnwrapped.model.reset()
             segmenter.skip(frame: framesDone, now: now) { record($0, &io, output) }
             return 0
         }
         // Unroll the ring, oldest first.
         let start = filled % frameLength, tail = frameLength - start
-        let m = frameScratch.withUnsafeMutableBufferPointer { f in
+        let a = analysis.unsafelyUnwrapped
+        let (m, signal, gate) = frameScratch.withUnsafeMutableBufferPointer { f in
             ring.withUnsafeBufferPointer { r in
                 (f.baseAddress!).update(from: r.baseAddress! + start, count: tail)
                 (f.baseAddress! + tail).update(from: r.baseAddress!, count: start)
             }
-            return features.unsafelyUnwrapped.measure(f.baseAddress!, count: frameLength)
+            return a.measure(f.baseAddress!, count: frameLength, frame: framesDone)
         }
-        let e = evidence.measure(m, frame: framesDone)
-        model.observe(m, bands: features.unsafelyUnwrapped.bandSNR, llr: e.llr, loudLevel: evidence.loudLevel)
-        var speech = (Tuning.modelCentre + Tuning.modelScale * model.logit()) * e.gate
+        var speech = (Tuning.modelCentre + Tuning.modelScale * a.model.logit()) * gate
         // No sound above the noise: not speech, whatever the model's memory of the last word.
-        if e.signal < Tuning.presence { speech = min(speech, 0) }
+        if signal < Tuning.presence { speech = min(speech, 0) }
         let probability = segmenter.score(speech)
         if reportProbabilities {
             io.emit(NodeEvent(Self.probabilityKind, t: end, values: (Double(probability), 0, 0, 0)))
         }
-        let f = features.unsafelyUnwrapped
+        let f = a.features
         let voiced = !f.isYoung || (f.voicing >= Tuning.voicedHarmonicity && f.lowShare >= Tuning.voicedLowShare)
-        segmenter.decide(frame: framesDone, evidence: speech, signal: e.signal, high: m.high, voiced: voiced, now: now) {
+        segmenter.decide(frame: framesDone, evidence: speech, signal: signal, high: m.high, voiced: voiced, now: now) {
             record($0, &io, output)
         }
         return probability
