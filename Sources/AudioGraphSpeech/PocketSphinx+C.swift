@@ -43,11 +43,13 @@ final class PocketSphinxDecoder {
     /// the decoder's frame count). Measurements: TUNING.md.
     ///
     /// `preview`: with a language model, also build a second search over the same model and
-    /// acoustic front end with these (tighter) limits, for ``preview(_:count:)``.
+    /// acoustic front end with these (tighter) limits, for ``preview(_:count:)``; with
+    /// `previewWhenPrepared`, not now but in ``prepareForSpeech()``.
     init(hmm: String, dict: String, search: Search, limits: Limits, dropsSilence: Bool,
-         preview: Limits? = nil) throws(EngineError) {
+         preview: Limits? = nil, previewWhenPrepared: Bool = false) throws(EngineError) {
         ag_ps_capture_log()
         self.dropsSilence = dropsSilence
+        self.limits = limits
         var args = ["audiograph", "-hmm", hmm, "-dict", dict, "-logfn", "/dev/null", "-bestpath", "yes",
                     "-maxhmmpf", String(limits.hmms), "-maxwpf", String(limits.wordExits),
                     "-remove_silence", dropsSilence ? "yes" : "no"]
@@ -82,46 +84,38 @@ final class PocketSphinxDecoder {
         decoder = ps
         logmath = ps_get_logmath(ps)
         meter = ag_cmn_meter_new(ps)
+        hasPreview = false
         if case .languageModel = search, let preview {
-            hasPreview = Self.addPreviewSearch(ps, cfg, preview, restoring: limits)
-        } else {
-            hasPreview = false
+            if previewWhenPrepared {
+                pendingPreview = preview
+            } else {
+                hasPreview = Self.addPreviewSearch(ps, cfg, preview, restoring: limits)
+            }
         }
     }
 
-    /// Name of the cheaper search (see ``preview(_:count:)``).
-    private static let previewSearch = "preview"
+    private let limits: Limits
+    /// The preview search's limits while it is still to be built (``prepareForSpeech()``).
+    private var pendingPreview: Limits?
+    /// Whether ``warmUp()`` has run.
+    private(set) var isWarm = false
+
+    /// Whether the decoder is ready for speech: its preview search built, if it has one to
+    /// build, and warmed up.
+    var isPreparedForSpeech: Bool { isWarm && pendingPreview == nil }
+
+    /// Builds the preview search if it waits to be built, then warms up, if not done yet: what
+    /// a decoder needs before its first utterance, and nothing more (a stream with no speech
+    /// never pays for it). Results are those of a decoder prepared at load.
+    func prepareForSpeech() {
+        if let preview = pendingPreview {
+            pendingPreview = nil
+            hasPreview = Self.addPreviewSearch(decoder, config, preview, restoring: limits)
+        }
+        if !isWarm { warmUp() }
+    }
+
     static let mainSearch = "_default"
-
-    /// Adds a search over the decoder's language model cut to its `previewVocabulary` most
-    /// likely words, sharing the dictionary, acoustic model and front end, that keeps fewer
-    /// HMMs and word exits per frame. PocketSphinx reads a search's limits from the
-    /// configuration when the search is made, so they are set for that moment only. It keeps
-    /// the second (fwdflat) pass, as a search without one would stop the shared front end from
-    /// keeping a whole utterance's features, which the main search's second pass needs, but
-    /// with narrow beams (it only ever runs over a preview's few tenths of a second).
-    private static func addPreviewSearch(_ ps: OpaquePointer, _ cfg: OpaquePointer, _ preview: Limits,
-                                         restoring limits: Limits) -> Bool {
-        guard let main = ps_get_lm(ps, mainSearch), let lm = ag_top_words_lm(main, cfg, previewVocabulary) else { return false }
-        defer { ngram_model_free(lm) }  // the search keeps its own reference
-        let flatBeam = cmd_ln_float_r(cfg, "-fwdflatbeam"), flatWordBeam = cmd_ln_float_r(cfg, "-fwdflatwbeam")
-        let bestpath = cmd_ln_int_r(cfg, "-bestpath")
-        func set(_ l: Limits, _ beam: Double, _ wordBeam: Double, _ best: Int) {
-            cmd_ln_set_int_r(cfg, "-maxhmmpf", l.hmms)
-            cmd_ln_set_int_r(cfg, "-maxwpf", l.wordExits)
-            cmd_ln_set_float_r(cfg, "-fwdflatbeam", beam)
-            cmd_ln_set_float_r(cfg, "-fwdflatwbeam", wordBeam)
-            cmd_ln_set_int_r(cfg, "-bestpath", best)
-        }
-        set(preview, 1e-10, 1e-10, 0)
-        let added = ps_set_lm(ps, previewSearch, lm) >= 0
-        set(limits, flatBeam, flatWordBeam, bestpath)
-        return added && ps_set_search(ps, mainSearch) >= 0
-    }
-
-    /// Words the preview search knows: the most likely ones, so the search loads in less time
-    /// and memory than one over the whole 134k-word model (TUNING.md).
-    static let previewVocabulary: Int32 = 10000
 
     /// Whether ``preview(_:count:)`` has a search of its own to run.
     private(set) var hasPreview: Bool
@@ -130,6 +124,7 @@ final class PocketSphinxDecoder {
     /// A decoder kept for another stream then previews no more; its results are the same
     /// (the preview only brings the first partial result sooner).
     func dropPreview() {
+        pendingPreview = nil
         guard hasPreview, phase != .previewing else { return }
         hasPreview = false
         _ = ps_unset_search(decoder, Self.previewSearch)
@@ -189,6 +184,7 @@ final class PocketSphinxDecoder {
         endUtterance()
         ps_start_stream(decoder)
         loadedMean = ag_cmn_snapshot(decoder)
+        isWarm = true
     }
 
     /// The live cepstral mean as loaded (after `warmUp`), for `startOver`.

@@ -6,10 +6,12 @@ import Foundation
 /// What can be checked quickly (files there, the acoustic model and dictionary whole, a
 /// vocabulary's lines) is checked in `open`, before the run starts, so such errors stop it
 /// before `listening`. PocketSphinx's own load of a language-model search (the n-gram model,
-/// the dictionary's 134k words, the first words' preview search, a warm-up) then runs on a
-/// thread of its own while the graph already runs: the session is listening at once and the
-/// audio waits in the recognizer's queue (16 s of it) until the decoder is ready. A load that
-/// fails there ends the run with its error (code `model`). Grammars, key phrases and the
+/// the dictionary's 134k words) then runs on a thread of its own while the graph already
+/// runs: the session is listening at once and the audio waits in the recognizer's queue (16 s
+/// of it) until the decoder is ready. A load that fails there ends the run with its error
+/// (code `model`). The first words' preview search and the warm-up follow on the decoding
+/// thread, when it is idle or before the first sign of speech, whichever comes first: a
+/// stream that ends with no speech never waits for them. Grammars, key phrases and the
 /// assistant's wake word load in `open`: they are small, and an assistant's first moments
 /// are spent on the wake word.
 extension Recognizer {
@@ -50,7 +52,8 @@ extension Recognizer {
             loading = BackgroundLoad(name: "audiograph.recognizer.load") { () throws(EngineError) in
                 let (node, dictionary, vocabulary) = box.value
                 defer { if copied { try? FileManager.default.removeItem(atPath: dictionary) } }
-                return try node.load(dictionary: dictionary, vocabulary: vocabulary, warnings: warnings, coverage: coverage)
+                return try node.load(dictionary: dictionary, vocabulary: vocabulary, warnings: warnings, coverage: coverage,
+                                     preparingLater: vocabulary == nil)
             }
             return
         }
@@ -97,14 +100,18 @@ extension Recognizer {
 
     /// PocketSphinx's load (any thread): the decoder, its grammar automaton and the load's
     /// warnings. `coverage`: the language model's, known when `dictionary` is its cut (else
-    /// counted here, and the cut made for the next load). Errors name the parameter of the search.
+    /// counted here, and the cut made for the next load). With `preparingLater` the preview
+    /// search and warm-up wait for `prepareForSpeech` (the decoding thread's; not with a
+    /// vocabulary, whose model the preview must not be cut from). Errors name the parameter of
+    /// the search.
     func load(dictionary: String, vocabulary: Vocabulary?, warnings: [String],
-              coverage known: LanguageModelDictionary.Coverage?) throws(EngineError) -> LoadedDecoders.Entry {
+              coverage known: LanguageModelDictionary.Coverage?,
+              preparingLater: Bool = false) throws(EngineError) -> LoadedDecoders.Entry {
         var warnings = warnings
         do throws(EngineError) {
             let d = try PocketSphinxDecoder(hmm: hmm, dict: dictionary, search: search, limits: limits,
                                             dropsSilence: finalPass == .utterance,
-                                            preview: previewLimits)
+                                            preview: previewLimits, previewWhenPrepared: preparingLater)
             if let vocabulary, search.isLanguageModel, !vocabulary.phrases.isEmpty { try d.addVocabularyModel(vocabulary) }
             if case .keyphrase(let phrase, _) = search, let word = d.firstUnknownWord(in: phrase) {
                 throw EngineError(.model, "\"\(word)\" is not in the dictionary \(dict)",
@@ -129,7 +136,7 @@ extension Recognizer {
                 }
             }
             let automaton = d.grammarAutomaton()
-            d.warmUp()
+            if !preparingLater { d.warmUp() }
             return .init(decoder: d, automaton: automaton, warnings: warnings)
         } catch {
             var e = error

@@ -62,6 +62,26 @@ struct FirstWordsPreviewTests {
         for (v, w) in zip(b.words, a.words) { #expect(abs(v.start - w.start) < 0.02 && abs(v.end - w.end) < 0.02) }
     }
 
+    /// A decoder whose preview search and warm-up wait for `prepareForSpeech` (the recognizer's
+    /// background load: a stream with no speech never pays for them) has neither until then,
+    /// and then previews and decodes as one prepared at load: the same preview words, the same
+    /// result to the word times.
+    @Test(.flite) func aDecoderPreparedForSpeechLaterDecodesAsOnePreparedAtLoad() throws {
+        let x = try #require(try Self.saying())
+        let now = try decoder(preview: true)
+        let later = try PocketSphinxDecoder(
+            hmm: SpeechModel.defaultHMM, dict: SpeechModel.defaultDict, search: .languageModel(SpeechModel.defaultLM),
+            limits: .init(hmms: 4000, wordExits: 10), dropsSilence: false,
+            preview: .init(hmms: 1000, wordExits: 10), previewWhenPrepared: true)
+        #expect(!later.hasPreview && !later.isWarm && !later.isPreparedForSpeech)
+        later.prepareForSpeech()
+        #expect(later.hasPreview && later.isWarm && later.isPreparedForSpeech)
+        let (a, heardNow) = decode(now, x, preview: true)
+        let (b, heardLater) = decode(later, x, preview: true)
+        #expect(heardLater == heardNow && heardNow != nil)
+        #expect(b == a, "\(b.text) vs \(a.text)")
+    }
+
     /// A session's first utterance, through the utterance decoder: its first partial result
     /// comes from the preview, before the full search has decoded anything; later
     /// utterances have none (the preview search is freed during the first); the finals are

@@ -108,8 +108,9 @@ public final class LaggingStage: @unchecked Sendable {
 
     /// The next block, waiting for one; nil once `finish` was called and the queue is empty.
     /// Give the block back with `release`. `onInputEnd` runs once, when the input has ended
-    /// (`endInput`) and every block of it has been taken.
-    public func next(onInputEnd: () -> Void = {}) -> (index: Int32, block: AudioBuffer)? {
+    /// (`endInput`) and every block of it has been taken; `onIdle` each time the worker is
+    /// about to wait for a block while the input goes on (work it may do meanwhile).
+    public func next(onInputEnd: () -> Void = {}, onIdle: () -> Void = {}) -> (index: Int32, block: AudioBuffer)? {
         while true {
             if let taken = queue.next() { return (taken.0, taken.1) }
             if thread.isStopping {
@@ -119,6 +120,10 @@ public final class LaggingStage: @unchecked Sendable {
             if !toldInputEnd && inputEnded.load(ordering: .acquiring) && !queue.hasData {
                 toldInputEnd = true
                 onInputEnd()
+            }
+            if !toldInputEnd && !inputEnded.load(ordering: .acquiring) {
+                onIdle()
+                if queue.hasData { continue }
             }
             queue.waitForData(timeout: 0.005)
         }
