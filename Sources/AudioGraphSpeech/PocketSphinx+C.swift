@@ -43,10 +43,11 @@ final class PocketSphinxDecoder {
     /// the decoder's frame count). Measurements: TUNING.md.
     ///
     /// `preview`: with a language model, also build a second search over the same model and
-    /// acoustic front end with these (tighter) limits, for ``preview(_:count:)``; with
-    /// `previewWhenPrepared`, not now but in ``prepareForSpeech()``.
+    /// acoustic front end with these (tighter) limits, for ``preview(_:count:)``.
+    /// `preparedLater`: that search is built, and the decoder warmed up, by
+    /// ``prepareForSpeech()`` (else the caller warms it up when it wants).
     init(hmm: String, dict: String, search: Search, limits: Limits, dropsSilence: Bool,
-         preview: Limits? = nil, previewWhenPrepared: Bool = false) throws(EngineError) {
+         preview: Limits? = nil, preparedLater: Bool = false) throws(EngineError) {
         ag_ps_capture_log()
         self.dropsSilence = dropsSilence
         self.limits = limits
@@ -85,8 +86,9 @@ final class PocketSphinxDecoder {
         logmath = ps_get_logmath(ps)
         meter = ag_cmn_meter_new(ps)
         hasPreview = false
+        awaitsPreparation = preparedLater
         if case .languageModel = search, let preview {
-            if previewWhenPrepared {
+            if preparedLater {
                 pendingPreview = preview
             } else {
                 hasPreview = Self.addPreviewSearch(ps, cfg, preview, restoring: limits)
@@ -95,24 +97,24 @@ final class PocketSphinxDecoder {
     }
 
     private let limits: Limits
-    /// The preview search's limits while it is still to be built (``prepareForSpeech()``).
+    /// Whether ``prepareForSpeech()`` has work to do (a decoder made `preparedLater`).
+    private(set) var awaitsPreparation: Bool
+    /// The preview search's limits while it waits to be built.
     private var pendingPreview: Limits?
-    /// Whether ``warmUp()`` has run.
-    private(set) var isWarm = false
-
-    /// Whether the decoder is ready for speech: its preview search built, if it has one to
-    /// build, and warmed up.
-    var isPreparedForSpeech: Bool { isWarm && pendingPreview == nil }
 
     /// Builds the preview search if it waits to be built, then warms up, if not done yet: what
     /// a decoder needs before its first utterance, and nothing more (a stream with no speech
-    /// never pays for it). Results are those of a decoder prepared at load.
+    /// never pays for it). Results are those of a decoder prepared at load. Opening an
+    /// utterance and adding words do it first; a caller with nothing else to do (a decoding
+    /// thread waiting for audio) may do it sooner. Cheap once done.
     func prepareForSpeech() {
+        guard awaitsPreparation else { return }
+        awaitsPreparation = false
         if let preview = pendingPreview {
             pendingPreview = nil
             hasPreview = Self.addPreviewSearch(decoder, config, preview, restoring: limits)
         }
-        if !isWarm { warmUp() }
+        warmUp()
     }
 
     static let mainSearch = "_default"
@@ -124,12 +126,11 @@ final class PocketSphinxDecoder {
     /// A decoder kept for another stream then previews no more; its results are the same
     /// (the preview only brings the first partial result sooner).
     func dropPreview() {
-        pendingPreview = nil
         guard hasPreview, phase != .previewing else { return }
         hasPreview = false
         _ = ps_unset_search(decoder, Self.previewSearch)
-        // It was built on the loading thread, in that thread's malloc arena, which no later
-        // allocation of the decoding thread reuses: hand the pages back now.
+        // Hand the pages back now: malloc keeps them for the thread that built the search
+        // (the loading thread, with a vocabulary), where nothing may reuse them.
         Self.releaseFreeMemory()
     }
 
@@ -184,7 +185,6 @@ final class PocketSphinxDecoder {
         endUtterance()
         ps_start_stream(decoder)
         loadedMean = ag_cmn_snapshot(decoder)
-        isWarm = true
     }
 
     /// The live cepstral mean as loaded (after `warmUp`), for `startOver`.
@@ -206,6 +206,7 @@ final class PocketSphinxDecoder {
 
     /// Opens an utterance; PocketSphinx's own begins with the first `process`.
     func startUtterance() {
+        prepareForSpeech()
         if phase == .idle { phase = .opened }
     }
 

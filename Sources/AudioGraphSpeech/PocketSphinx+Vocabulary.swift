@@ -53,6 +53,7 @@ extension PocketSphinxDecoder {
     /// about 0.15 s with Debian's en-us model).
     func addVocabulary(_ more: Vocabulary) throws(EngineError) {
         precondition(!inUtterance, "words are added between utterances")
+        prepareForSpeech()  // the preview search is cut from the language model as loaded
         for w in more.words where ps_add_word(decoder, w.spelling, w.phones.joined(separator: " "), 0) < 0 {
             throw EngineError(.model, "PocketSphinx would not add \"\(w.spelling)\" to the dictionary: \(Self.lastError())",
                               parameter: "vocabulary")

@@ -53,14 +53,9 @@ extension Recognizer {
             utterances.finish()
             stage.reachedEnd()
         }, onIdle: {
-            if !decoder.isPreparedForSpeech { decoder.prepareForSpeech() }
+            decoder.prepareForSpeech()  // while waiting for audio (else its first utterance does it)
         }) {
             if !stage.isCancelled {
-                // Ready before the first sign of speech (a marker), or at once when the whole
-                // stream is one utterance or a wake word is listened for.
-                if !decoder.isPreparedForSpeech && (block.markerCount > 0 || segmentation == .whole || listener != nil) {
-                    decoder.prepareForSpeech()
-                }
                 // Words from code join before the first utterance or between two.
                 if !utterances.open { addPendingVocabulary(decoder, stage, at: block.time) }
                 if let listener {

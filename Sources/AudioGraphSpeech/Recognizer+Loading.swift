@@ -10,7 +10,7 @@ import Foundation
 /// runs: the session is listening at once and the audio waits in the recognizer's queue (16 s
 /// of it) until the decoder is ready. A load that fails there ends the run with its error
 /// (code `model`). The first words' preview search and the warm-up follow on the decoding
-/// thread, when it is idle or before the first sign of speech, whichever comes first: a
+/// thread, when it waits for audio or as the first utterance opens, whichever comes first: a
 /// stream that ends with no speech never waits for them. Grammars, key phrases and the
 /// assistant's wake word load in `open`: they are small, and an assistant's first moments
 /// are spent on the wake word.
@@ -111,7 +111,7 @@ extension Recognizer {
         do throws(EngineError) {
             let d = try PocketSphinxDecoder(hmm: hmm, dict: dictionary, search: search, limits: limits,
                                             dropsSilence: finalPass == .utterance,
-                                            preview: previewLimits, previewWhenPrepared: preparingLater)
+                                            preview: previewLimits, preparedLater: preparingLater)
             if let vocabulary, search.isLanguageModel, !vocabulary.phrases.isEmpty { try d.addVocabularyModel(vocabulary) }
             if case .keyphrase(let phrase, _) = search, let word = d.firstUnknownWord(in: phrase) {
                 throw EngineError(.model, "\"\(word)\" is not in the dictionary \(dict)",

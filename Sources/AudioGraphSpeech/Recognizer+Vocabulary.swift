@@ -47,7 +47,6 @@ extension Recognizer {
             return b
         }
         guard !batches.isEmpty else { return }
-        decoder.prepareForSpeech()  // its preview is cut from the model as loaded
         keptKey = nil
         do {
             let phones = try modelPhones()

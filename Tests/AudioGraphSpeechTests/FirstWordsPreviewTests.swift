@@ -63,21 +63,20 @@ struct FirstWordsPreviewTests {
     }
 
     /// A decoder whose preview search and warm-up wait for `prepareForSpeech` (the recognizer's
-    /// background load: a stream with no speech never pays for them) has neither until then,
-    /// and then previews and decodes as one prepared at load: the same preview words, the same
-    /// result to the word times.
+    /// background load: a stream with no speech never pays for them) has neither until then;
+    /// its first utterance prepares it, and it previews and decodes as one prepared at load:
+    /// the same preview words, the same result to the word times.
     @Test(.flite) func aDecoderPreparedForSpeechLaterDecodesAsOnePreparedAtLoad() throws {
         let x = try #require(try Self.saying())
         let now = try decoder(preview: true)
         let later = try PocketSphinxDecoder(
             hmm: SpeechModel.defaultHMM, dict: SpeechModel.defaultDict, search: .languageModel(SpeechModel.defaultLM),
             limits: .init(hmms: 4000, wordExits: 10), dropsSilence: false,
-            preview: .init(hmms: 1000, wordExits: 10), previewWhenPrepared: true)
-        #expect(!later.hasPreview && !later.isWarm && !later.isPreparedForSpeech)
-        later.prepareForSpeech()
-        #expect(later.hasPreview && later.isWarm && later.isPreparedForSpeech)
+            preview: .init(hmms: 1000, wordExits: 10), preparedLater: true)
+        #expect(!later.hasPreview && later.awaitsPreparation)
         let (a, heardNow) = decode(now, x, preview: true)
-        let (b, heardLater) = decode(later, x, preview: true)
+        let (b, heardLater) = decode(later, x, preview: true)  // opening the utterance prepares it
+        #expect(!later.awaitsPreparation)
         #expect(heardLater == heardNow && heardNow != nil)
         #expect(b == a, "\(b.text) vs \(a.text)")
     }
