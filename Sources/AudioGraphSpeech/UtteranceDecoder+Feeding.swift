@@ -145,4 +145,21 @@ extension UtteranceDecoder {
         }
     }
 
+    /// Takes the audio from the onset at `t` up to now into the carried-over mean: what the
+    /// mean measures then depends on where speech began, not on when the vad was sure of it.
+    func measureSinceOnset(_ t: Double) {
+        replayPreroll(from: max(Int64((t * 16000).rounded()), feedFrom)) { n in decoder.measureCepstralMean(scratch, count: n) }
+    }
+
+    /// The pre-roll from absolute sample `first` (or its oldest) up to now, into `scratch` a
+    /// block at a time, each handed to `body` with its length.
+    func replayPreroll(from first: Int64, _ body: (Int) -> Void) {
+        var k = max(first, next - Int64(preroll.count))
+        while k < next {
+            let n = Int(min(next - k, Int64(capacity)))
+            for i in 0..<n { scratch[i] = preroll[Int((k + Int64(i)) % Int64(preroll.count))] }
+            body(n)
+            k += Int64(n)
+        }
+    }
 }

@@ -263,10 +263,7 @@ final class UtteranceDecoder {
         }
         let from = max(leadInStart(t), first)
         feedFrom = from
-        var k = from
-        while k < next {
-            let n = Int(min(next - k, Int64(capacity)))
-            for i in 0..<n { scratch[i] = preroll[Int((k + Int64(i)) % Int64(preroll.count))] }
+        replayPreroll(from: from) { n in
             // Not `consume`: no partial is due yet, and a carried-over mean does not take in the lead-in.
             if wholePass { batch.append(contentsOf: UnsafeBufferPointer(start: scratch, count: n)) }
             if seeding {
@@ -275,22 +272,9 @@ final class UtteranceDecoder {
             } else if livePass {
                 decoder.process(scratch, count: n)
             }
-            k += Int64(n)
         }
         if !seeding && !tentative && livePass && seedFrames > 0 { measureSinceOnset(t) }
         sinceLastPartial = 0
-    }
-
-    /// Takes the audio from the onset at `t` up to now into the carried-over mean: what the
-    /// mean measures then depends on where speech began, not on when the vad was sure of it.
-    func measureSinceOnset(_ t: Double) {
-        var k = max(Int64((t * 16000).rounded()), next - Int64(preroll.count), feedFrom)
-        while k < next {
-            let n = Int(min(next - k, Int64(capacity)))
-            for i in 0..<n { scratch[i] = preroll[Int((k + Int64(i)) % Int64(preroll.count))] }
-            decoder.measureCepstralMean(scratch, count: n)
-            k += Int64(n)
-        }
     }
 
     /// The first sample of an onset at `t` with its lead-in, as far as the pre-roll reaches.
