@@ -8,7 +8,7 @@
 final class SpeechFrameAnalysis {
     let features: SpeechFeatures
     let model = SpeechModel()
-    private(set) var evidence: SpeechEvidence
+    private var evidence: SpeechEvidence
 
     /// Frames of `frameLength` samples at `rate`; `background` as ``SpeechEvidence`` takes it.
     /// Nil when FFTW cannot plan the frame's transform.
