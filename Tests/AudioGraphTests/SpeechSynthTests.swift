@@ -121,6 +121,18 @@ struct SpeechSynthTests {
         }
     }
 
+    /// Each voice's library is opened by name when a graph speaks (not linked): every voice
+    /// the node offers loads and speaks, kal at 8 kHz, the others at 16 kHz.
+    @Test func everyVoiceLoadsAndSpeaks() throws {
+        for name in FliteVoice.names {
+            let voice = try #require(FliteVoice(name), "voice \(name)")
+            #expect(voice.sampleRate == (name == "kal" ? 8000 : 16000), "\(name): \(voice.sampleRate) Hz")
+            let said = voice.synthesize("hello", rate: 1)
+            #expect(said.count > voice.sampleRate / 10 && said.contains { abs($0) > 0.01 }, "\(name): \(said.count) samples")
+        }
+        #expect(FliteVoice("hal9000") == nil)
+    }
+
     @Test func anUnknownVoiceListsTheVoices() throws {
         var g = GraphDescription(name: "say")
         g.addNode("tts", type: "speech-synth", ["voice": "hal9000"])
