@@ -109,4 +109,34 @@ final class LaggingSink: AudioNode {
         stage.finish()
         #expect(stage.take().through == .infinity, "a finished stage is complete")
     }
+
+    /// `onIdle` runs while the worker waits for a block and the input goes on, never once the
+    /// input has ended: a recognizer prepares its decoder then, and a stream that ends with no
+    /// speech never waits for that work.
+    @Test func aWorkerIsToldWhenItIsIdleUntilTheInputEnds() throws {
+        let f = StreamFormat(sampleRate: 100, channelCount: 1)
+        let stage = LaggingStage(name: "test", format: f, maxFrames: 10, blockCount: 8, policy: .block)
+        let idle = Atomic<Int>(0), taken = Atomic<Int>(0), idleAfterEnd = Atomic<Int>(0), ended = Atomic<Bool>(false)
+        stage.start { stage in
+            while let (index, _) = stage.next(onInputEnd: { ended.store(true, ordering: .releasing) }, onIdle: {
+                idle.add(1, ordering: .releasing)
+                if ended.load(ordering: .acquiring) { idleAfterEnd.add(1, ordering: .releasing) }
+            }) {
+                stage.release(index)
+                taken.add(1, ordering: .releasing)
+            }
+        }
+        while idle.load(ordering: .acquiring) == 0 { usleep(100) }  // nothing written: idle
+        let b = AudioBuffer(format: f, frameCapacity: 10)
+        b.frameLength = 10
+        stage.write(b)
+        while taken.load(ordering: .acquiring) < 1 { usleep(100) }
+        stage.endInput()
+        while !ended.load(ordering: .acquiring) { usleep(100) }
+        let idleAtEnd = idle.load(ordering: .acquiring)
+        usleep(30_000)  // several of the worker's 5 ms waits
+        #expect(idle.load(ordering: .acquiring) == idleAtEnd && idleAfterEnd.load(ordering: .acquiring) == 0,
+                "idle calls after the input ended: \(idle.load(ordering: .acquiring) - idleAtEnd)")
+        stage.finish()
+    }
 }
