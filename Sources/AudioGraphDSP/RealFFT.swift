@@ -19,7 +19,7 @@ public final class RealFFT {
 
     /// FFTW's planner is not thread-safe, and engines may be prepared on several threads
     /// at once (tests, embedders): every plan is made and destroyed under this lock.
-    private static let planner = NSLock()
+    static let planner = NSLock()
 
     /// Plans a transform of `size` samples. Not real-time.
     public init?(size: Int) {

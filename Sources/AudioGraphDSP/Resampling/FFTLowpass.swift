@@ -13,8 +13,9 @@ import Foundation
 /// bins are those of the input with zeros between its samples, and above the input's Nyquist
 /// the filter leaves nothing. N input frames give round(N · up / down) output frames. Blocks
 /// are cut at fixed stream positions, so the output does not depend on how the input is
-/// chunked; it comes in bursts of one hop, which is why live graphs use the direct
-/// polyphase filter instead.
+/// chunked. Blocks go through the transforms two at a time, the second as the imaginary
+/// part of the first (one complex FFT runs faster than two real ones), so output comes in
+/// bursts of two hops, which is why live graphs use the direct polyphase filter instead.
 final class FFTLowpass {
     /// The filter's shape and sizes, worked out without planning an FFT (for buffer sizes
     /// at negotiation); ``FFTLowpass/init(_:)`` builds the filter itself.
@@ -63,21 +64,24 @@ final class FFTLowpass {
         /// Output frames for `frames` input frames in all (round(frames · up / down)).
         func outputFrames(inputFrames frames: Int) -> Int { resampledLength(frames, up: up, down: down) }
 
-        /// Largest output one call can give for `frames` of input (a hop may complete, and
-        /// the end flush adds the delay).
+        /// Largest output one call can give for `frames` of input (a pair of hops may
+        /// complete, and the end flush adds the delay).
         func maxOutput(inputFrames frames: Int) -> Int {
-            frames * up / down + 2 * outputHop + delay / down + 2
+            frames * up / down + 4 * outputHop + delay / down + 2
         }
     }
 
     let design: Design
-    /// The forward transform; its input is the window: `inputHistory` frames of history,
-    /// then up to `inputHop` new (FFTW keeps an out-of-place real transform's input).
-    private let forward: RealFFT
-    private let backward: RealFFT
+    /// The forward transform of a pair of windows: the first in the real parts, the one a
+    /// hop later in the imaginary parts (the filter is real, so the two never mix).
+    private let forward: ComplexFFT
+    private let backward: ComplexFFT
+    /// `inputHistory` frames of history, then up to two hops of new frames.
+    private let window: UnsafeMutablePointer<Float>
     /// The filter's spectrum up to the lower rate's Nyquist, scaled by up / size (FFTW's
     /// inverse is unnormalised; zeros between samples keep 1/up of their energy).
     private let spectrum: UnsafeMutablePointer<Float>
+    /// Bins below the lower rate's Nyquist (that bin itself lies in the stopband: dropped).
     private let bins: Int
     private var filled = 0          // new frames in `window` after the history
     private var received = 0        // input frames so far
@@ -89,18 +93,15 @@ final class FFTLowpass {
     init?(_ design: Design) {
         self.design = design
         let n = design.length, size = design.size, delay = design.delay
-        guard let f = RealFFT(size: design.inputSize), let b = RealFFT(size: design.outputSize) else { return nil }
+        guard let f = ComplexFFT(size: design.inputSize, inverse: false),
+              let b = ComplexFFT(size: design.outputSize, inverse: true),
+              let full = RealFFT(size: size)  // the filter's own spectrum, once
+        else { return nil }
         forward = f
         backward = b
-        let full: RealFFT
-        if size == design.inputSize {
-            full = f
-        } else {
-            guard let g = RealFFT(size: size) else { return nil }  // the filter's own spectrum, once
-            full = g
-        }
-        bins = min(design.inputSize, design.outputSize) / 2 + 1
+        bins = min(design.inputSize, design.outputSize) / 2
         spectrum = .allocate(capacity: 2 * bins)
+        window = .allocate(capacity: design.inputHistory + 2 * design.inputHop)
         // Kaiser-windowed sinc, cut-off in the middle of the transition band, unity DC gain.
         let fc = (design.passband + design.stopband) / 2 / Double(design.rate)
         let beta = kaiserBeta(attenuation: design.attenuation)
@@ -116,13 +117,14 @@ final class FFTLowpass {
         reset()
     }
 
-    deinit { spectrum.deallocate() }
-
-    private var window: UnsafeMutablePointer<Float> { forward.input }
+    deinit {
+        spectrum.deallocate()
+        window.deallocate()
+    }
 
     /// Back to time 0 (silence before the first frame).
     func reset() {
-        window.update(repeating: 0, count: design.inputSize)
+        window.update(repeating: 0, count: design.inputHistory + 2 * design.inputHop)
         filled = 0
         received = 0
         emitted = 0
@@ -137,58 +139,93 @@ final class FFTLowpass {
     /// (capacity `maxOutput(inputFrames: count)`) and returns how many. With `ending`, the
     /// rest is flushed (the future after the last frame is silence). Real-time safe.
     func process(_ input: UnsafePointer<Float>, count: Int, ending: Bool, output: UnsafeMutablePointer<Float>) -> Int {
-        let hop = design.inputHop, history = design.inputHistory
+        let pair = 2 * design.inputHop, history = design.inputHistory
         var written = 0
         var consumed = 0
         while consumed < count {
-            let n = min(hop - filled, count - consumed)
+            let n = min(pair - filled, count - consumed)
             (window + history + filled).update(from: input + consumed, count: n)
             filled += n
             consumed += n
             received += n
-            if filled == hop { written += runBlock(into: output + written, limit: received * design.up / design.down) }
+            if filled == pair { written += runPair(into: output + written, limit: received * design.up / design.down) }
         }
         if ending && !flushed {
             flushed = true
             // Zeros after the end until every output the input is owed exists.
             let total = design.outputFrames(inputFrames: received)
             while emitted < total {
-                (window + history + filled).update(repeating: 0, count: hop - filled)
-                filled = hop
-                written += runBlock(into: output + written, limit: total)
+                (window + history + filled).update(repeating: 0, count: pair - filled)
+                filled = pair
+                written += runPair(into: output + written, limit: total)
             }
         }
         return written
     }
 
-    /// Filters the window; passes on the outputs after the delay, up to `limit` in all.
-    private func runBlock(into output: UnsafeMutablePointer<Float>, limit: Int) -> Int {
-        forward.transform()
-        let s = forward.output, o = backward.output
-        for k in 0..<bins {
-            let re = s[2 * k], im = s[2 * k + 1]
-            let hr = spectrum[2 * k], hi = spectrum[2 * k + 1]
-            o[2 * k] = re * hr - im * hi
-            o[2 * k + 1] = re * hi + im * hr
+    /// Filters the two windows that `window` holds (its first `inputSize` frames, and the
+    /// same a hop later) in one complex transform; passes on the outputs after the delay,
+    /// first block then second, up to `limit` in all.
+    private func runPair(into output: UnsafeMutablePointer<Float>, limit: Int) -> Int {
+        let inSize = design.inputSize, outSize = design.outputSize
+        Self.interleave(UnsafePointer(window), UnsafePointer(window + design.inputHop), count: inSize, into: forward.input)
+        forward.execute()
+        // The product spectrum at the output's size: positive frequencies from the bottom,
+        // negative ones from the top. A real filter's response at -f is the conjugate of +f.
+        // Down-sampling folds nothing back (the rest is stopband); up-sampling has nothing
+        // above the input's Nyquist (the zero-stuffed input's images are filtered out).
+        let s = Self.complex(forward.output), p = Self.complex(backward.input), h = Self.complex(spectrum)
+        for k in 0..<bins { p[k] = Self.times(s[k], h[k]) }
+        let sTop = s + inSize, pTop = p + outSize
+        for k in 1..<max(1, bins) { pTop[-k] = Self.times(sTop[-k], SIMD2(h[k].x, -h[k].y)) }
+        (p + bins).update(repeating: .zero, count: outSize - 2 * bins + 1)
+        backward.execute()
+        // Outputs sit at outputHistory ..< outputSize: the first block's in the real parts,
+        // the second's in the imaginary parts.
+        let t = UnsafePointer(Self.complex(backward.output) + design.outputHistory)
+        var written = 0
+        for part in 0..<2 {
+            let valid = design.outputHop
+            let start = min(skip, valid)
+            skip -= start
+            let n = max(0, min(valid - start, limit - emitted))
+            let from = t + start, to = output + written
+            if part == 0 {
+                for j in 0..<n { to[j] = from[j].x }
+            } else {
+                for j in 0..<n { to[j] = from[j].y }
+            }
+            emitted += n
+            written += n
         }
-        // Up-sampling: nothing above the input's Nyquist. Down-sampling: the last bin is the
-        // output's Nyquist, real in a real signal's spectrum.
-        if design.up > 1 {
-            (o + 2 * bins).update(repeating: 0, count: 2 * (design.outputSize / 2 + 1 - bins))
-        } else if design.down > 1 {
-            o[2 * bins - 1] = 0
-        }
-        backward.inverse()
-        // Outputs for this block sit at backward.input[outputHistory ..< outputSize].
-        let valid = design.outputHop
-        let start = min(skip, valid)
-        skip -= start
-        let n = max(0, min(valid - start, limit - emitted))
-        output.update(from: backward.input + design.outputHistory + start, count: n)
-        emitted += n
-        // Keep the last frames as the next block's history.
-        window.update(from: window + design.inputHop, count: design.inputHistory)
+        // Keep the last frames as the next pair's history.
+        window.update(from: window + 2 * design.inputHop, count: design.inputHistory)
         filled = 0
-        return n
+        return written
+    }
+
+    @inline(__always)
+    private static func complex(_ p: UnsafeMutablePointer<Float>) -> UnsafeMutablePointer<SIMD2<Float>> {
+        UnsafeMutableRawPointer(p).assumingMemoryBound(to: SIMD2<Float>.self)
+    }
+
+    @inline(__always)
+    private static func times(_ a: SIMD2<Float>, _ b: SIMD2<Float>) -> SIMD2<Float> {
+        SIMD2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)
+    }
+
+    /// `out` = a[0], b[0], a[1], b[1], ... for `count` (a multiple of 4) pairs, four at a time.
+    @inline(__always)
+    private static func interleave(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int,
+                                   into out: UnsafeMutablePointer<Float>) {
+        let to = UnsafeMutableRawPointer(out)
+        var j = 0
+        while j < count {
+            let x = UnsafeRawPointer(a + j).loadUnaligned(as: SIMD4<Float>.self)
+            let y = UnsafeRawPointer(b + j).loadUnaligned(as: SIMD4<Float>.self)
+            to.storeBytes(of: SIMD4(x[0], y[0], x[1], y[1]), toByteOffset: 8 * j, as: SIMD4<Float>.self)
+            to.storeBytes(of: SIMD4(x[2], y[2], x[3], y[3]), toByteOffset: 8 * j + 16, as: SIMD4<Float>.self)
+            j &+= 4
+        }
     }
 }
