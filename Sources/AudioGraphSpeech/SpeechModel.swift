@@ -18,13 +18,18 @@ public enum SpeechModel {
     /// Checks an acoustic model directory and a pronunciation dictionary before PocketSphinx
     /// reads them: PocketSphinx ends the process on most damaged model files and drops
     /// dictionary lines it cannot use without a word. The error names the parameter (`hmm`
-    /// or `dict`) and the file. About 25 ms for Debian's en-us model and dictionary.
+    /// or `dict`) and the file. About 25-60 ms for Debian's en-us model and dictionary, the
+    /// first time: files that passed and have not changed are not read again (their stamps
+    /// are kept in the cache folder).
     public static func check(hmm: String, dict: String) throws(EngineError) {
         _ = try checked(hmm: hmm, dict: dict)
     }
 
-    /// `check`, returning the model's phones.
-    static func checked(hmm: String, dict: String) throws(EngineError) -> [String] {
+    /// `check`, returning the model's phones. Files that passed before and have not changed
+    /// since are not read again (``CheckedModels``).
+    static func checked(hmm: String, dict: String,
+                        records: String? = LanguageModelDictionary.folder) throws(EngineError) -> [String] {
+        if let phones = CheckedModels.phones(hmm: hmm, dict: dict, in: records) { return phones }
         let model: ModelDefinition
         do {
             model = try AcousticModelCheck.check(hmm)
@@ -37,6 +42,7 @@ public enum SpeechModel {
         } catch {
             throw EngineError(.model, error.message, file: error.file, parameter: "dict")
         }
+        CheckedModels.remember(hmm: hmm, dict: dict, phones: model.phones, in: records)
         return model.phones
     }
 

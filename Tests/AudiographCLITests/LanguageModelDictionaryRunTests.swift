@@ -10,8 +10,10 @@ import Testing
         let cache = CLI.tempDir().appendingPathComponent("cache")
         let env = ["AUDIOGRAPH_CACHE": cache.path]
         let first = try CLI.run(["run", "graphs/dictation.json", "--source", wav.path, "--json"], environment: env)
-        let cuts = (try? FileManager.default.contentsOfDirectory(atPath: cache.path)) ?? []
-        #expect(first.status == 0 && cuts.count == 1 && cuts[0].hasSuffix(".dict"), "\(cuts) \(first.stderr)")
+        // The cut, and the record that the model files passed their checks.
+        let kept = ((try? FileManager.default.contentsOfDirectory(atPath: cache.path)) ?? []).sorted()
+        #expect(first.status == 0 && kept.count == 2 && kept[0].hasPrefix("checked-") && kept[1].hasSuffix(".dict"),
+                "\(kept) \(first.stderr)")
         let second = try CLI.run(["run", "graphs/dictation.json", "--source", wav.path, "--json"], environment: env)
         let unwritable = try CLI.run(["run", "graphs/dictation.json", "--source", wav.path, "--json"],
                                      environment: ["AUDIOGRAPH_CACHE": "/proc/no/such/folder"])
