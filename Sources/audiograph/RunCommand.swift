@@ -109,6 +109,11 @@ enum RunCommand: Command {
             FileHandle.standardError.write(Data(String(format: "audiograph: ended (%@): %.2f s of audio in %.3f s%@\n",
                                                        reason!.rawValue, audio, wall, speed).utf8))
         }
-        return reason == .error ? (printer.sawModelError ? 2 : 1) : 0
+        let status: Int32 = reason == .error ? (printer.sawModelError ? 2 : 1) : 0
+        // All the run owes is out: its events written, its sinks finished (files closed,
+        // playback drained). Taking the graph apart now would only hand memory back to a
+        // process about to end (freeing the recognizer's model alone takes ~25 ms), so the
+        // process ends with the session still whole.
+        withExtendedLifetime(session) { exit(status) }
     }
 }
