@@ -55,11 +55,12 @@ final class PocketSphinxDecoder {
                     "-maxhmmpf", String(limits.hmms), "-maxwpf", String(limits.wordExits),
                     "-remove_silence", dropsSilence ? "yes" : "no"]
         switch search {
-        case .languageModel(let lm):
+        case .languageModel:
             // The second (fwdflat) pass runs when an utterance's part closes, over the whole
             // part: a narrower word beam and successor window than PocketSphinx's keep it
-            // inside the end-of-speech window on long parts (TUNING.md).
-            args += ["-lm", lm, "-fwdflatwbeam", "1e-24", "-fwdflatsfwin", "15"]
+            // inside the end-of-speech window on long parts (TUNING.md). The n-gram model is
+            // read beside the rest of the load (below), not through `-lm`.
+            args += ["-fwdflatwbeam", "1e-24", "-fwdflatsfwin", "15"]
         case .grammar(let g): args += ["-jsgf", g]
         case .keyphrase(let k, let t): args += ["-keyphrase", k, "-kws_threshold", String(t)]
         }
@@ -71,16 +72,30 @@ final class PocketSphinxDecoder {
             throw EngineError(.model, "PocketSphinx rejected its configuration: \(Self.lastError())")
         }
         ag_ps_capture_log()
-        var fatal: Int32 = 0
-        guard let ps = ag_ps_init_guarded(cfg, &fatal) else {
+        var fatal: Int32 = 0, lmFailed: Int32 = 0
+        var lmLogmath: OpaquePointer?
+        let made: OpaquePointer?
+        if case .languageModel(let lm) = search {
+            made = ag_ps_init_lm_guarded(cfg, lm, &fatal, &lmFailed, &lmLogmath)
+        } else {
+            made = ag_ps_init_guarded(cfg, &fatal)
+        }
+        guard let ps = made else {
             // After a fatal error the half-built decoder may still hold the configuration.
             if fatal == 0 { cmd_ln_free_r(cfg) }
             let reason = Self.lastError()
             var error = EngineError(.model, reason.isEmpty ? "PocketSphinx failed to load the model" : reason)
             // Name the model part when PocketSphinx's words name its file.
-            if reason.contains(hmm) { error.parameter = "hmm" } else if reason.contains(dict) { error.parameter = "dict" }
+            if lmFailed != 0 {
+                error.parameter = "lm"
+            } else if reason.contains(hmm) {
+                error.parameter = "hmm"
+            } else if reason.contains(dict) {
+                error.parameter = "dict"
+            }
             throw error
         }
+        languageModelLogmath = lmLogmath
         config = cfg
         decoder = ps
         logmath = ps_get_logmath(ps)
@@ -147,9 +162,14 @@ final class PocketSphinxDecoder {
     /// left undisturbed), so a single live pass can normalise like a whole-utterance one.
     let meter: OpaquePointer?
 
+    /// The log table the n-gram model was read with, which it uses without owning
+    /// (`ag_ps_init_lm_guarded`): freed after the decoder.
+    private let languageModelLogmath: OpaquePointer?
+
     deinit {
         ag_cmn_meter_free(meter)
         ps_free(decoder)
+        if let languageModelLogmath { logmath_free(languageModelLogmath) }
         cmd_ln_free_r(config)
     }
 

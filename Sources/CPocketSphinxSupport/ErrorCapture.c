@@ -6,6 +6,7 @@
 #include <pocketsphinx.h>
 #include <sphinxbase/err.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,6 +57,72 @@ struct ps_decoder_s *ag_ps_init_guarded(struct cmd_ln_s *config, int *fatal) {
         decoder = NULL;
     }
     fatal_target = NULL;
+    return decoder;
+}
+
+// The n-gram model read on a thread of its own (see `ag_ps_init_lm_guarded`).
+struct lm_read {
+    struct cmd_ln_s *config;
+    const char *path;
+    logmath_t *lmath;
+    ngram_model_t *model;
+    char error[sizeof last_error];
+};
+
+static void *read_lm(void *arg) {
+    struct lm_read *r = arg;
+    jmp_buf target;
+    last_error[0] = 0;
+    fatal_target = &target;
+    if (setjmp(target) == 0) {
+        // The table PocketSphinx's own load makes for its acoustic model and searches.
+        r->lmath = logmath_init(cmd_ln_float32_r(r->config, "-logbase"), 0, cmd_ln_boolean_r(r->config, "-bestpath"));
+        if (r->lmath != NULL) r->model = ngram_model_read(r->config, r->path, NGRAM_AUTO, r->lmath);
+    } else {
+        r->model = NULL;  // what the failed read allocated is leaked, as in ag_ps_init_guarded
+    }
+    fatal_target = NULL;
+    memcpy(r->error, last_error, sizeof r->error);
+    return NULL;
+}
+
+struct ps_decoder_s *ag_ps_init_lm_guarded(struct cmd_ln_s *config, const char *lm, int *fatal, int *lm_failed,
+                                           struct logmath_s **lmath) {
+    struct lm_read r = {.config = config, .path = lm};
+    pthread_t reader;
+    int threaded = pthread_create(&reader, NULL, read_lm, &r) == 0;
+    if (!threaded) read_lm(&r);
+    ps_decoder_t *decoder = ag_ps_init_guarded(config, fatal);
+    if (threaded) pthread_join(reader, NULL);
+    *lm_failed = r.model == NULL;
+    *lmath = NULL;
+    if (decoder == NULL || r.model == NULL) {
+        if (r.model != NULL) ngram_model_free(r.model);
+        if (r.lmath != NULL) logmath_free(r.lmath);
+        if (decoder != NULL) ps_free(decoder);
+        // The decoder's own error first; else the n-gram model's, as PocketSphinx logged it.
+        if (*lm_failed && (decoder != NULL || last_error[0] == 0)) memcpy(last_error, r.error, sizeof last_error);
+        return NULL;
+    }
+    jmp_buf target;
+    volatile int ok = 0;
+    fatal_target = &target;
+    if (setjmp(target) == 0) {
+        // As `-lm` makes it: the search "_default" over the model, selected.
+        ok = ps_set_lm(decoder, "_default", r.model) == 0 && ps_set_search(decoder, "_default") == 0;
+    } else {
+        *fatal = 1;
+    }
+    fatal_target = NULL;
+    ngram_model_free(r.model);  // the search holds it
+    if (!ok) {
+        if (!*fatal) {
+            ps_free(decoder);
+            logmath_free(r.lmath);
+        }
+        return NULL;
+    }
+    *lmath = r.lmath;
     return decoder;
 }
 

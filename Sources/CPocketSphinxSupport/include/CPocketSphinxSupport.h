@@ -10,6 +10,7 @@
 struct ps_decoder_s;
 struct cmd_ln_s;
 struct ngram_model_s;
+struct logmath_s;
 
 // MARK: log and errors (ErrorCapture.c)
 
@@ -24,6 +25,16 @@ const char *ag_ps_last_error(void);
 /// `*fatal` set instead of ending the process. What the failed load allocated is leaked
 /// (PocketSphinx has no way to unwind it): a few files and buffers, once per failure.
 struct ps_decoder_s *ag_ps_init_guarded(struct cmd_ln_s *config, int *fatal);
+
+/// `ag_ps_init_guarded` for a language-model search, in less time: the n-gram model at `lm`
+/// is read on a second thread while PocketSphinx loads the acoustic model and dictionary
+/// on this one (`config` names no `-lm`), and then becomes the search "_default", selected,
+/// as `-lm` would make it (same scores: its log table has the decoder's base and layout).
+/// The model keeps using that table without owning it: `*lmath` is to be freed
+/// (`logmath_free`) after the decoder. NULL on failure, with `*lm_failed` set when the
+/// n-gram model could not be read (the error is then that read's).
+struct ps_decoder_s *ag_ps_init_lm_guarded(struct cmd_ln_s *config, const char *lm, int *fatal, int *lm_failed,
+                                           struct logmath_s **lmath);
 
 /// Hands memory freed into malloc's arenas back to the system (PocketSphinx allocates and
 /// frees per-utterance lattices and tables on the decoding thread).
