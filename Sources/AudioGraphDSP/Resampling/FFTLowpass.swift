@@ -14,8 +14,10 @@ import Foundation
 /// the filter leaves nothing. N input frames give round(N · up / down) output frames. Blocks
 /// are cut at fixed stream positions, so the output does not depend on how the input is
 /// chunked. Blocks go through the transforms two at a time, the second as the imaginary
-/// part of the first (one complex FFT runs faster than two real ones), so output comes in
-/// bursts of two hops, which is why live graphs use the direct polyphase filter instead.
+/// part of the first (one complex FFT runs faster than two real ones); what a pair computes
+/// is given out over the following calls, at most one hop more than their input's share
+/// each, so the buffers after it stay small. Output lags the input by up to two hops, which
+/// is why live graphs use the direct polyphase filter instead.
 final class FFTLowpass {
     /// The filter's shape and sizes, worked out without planning an FFT (for buffer sizes
     /// at negotiation); ``FFTLowpass/init(_:)`` builds the filter itself.
@@ -64,10 +66,15 @@ final class FFTLowpass {
         /// Output frames for `frames` input frames in all (round(frames · up / down)).
         func outputFrames(inputFrames frames: Int) -> Int { resampledLength(frames, up: up, down: down) }
 
-        /// Largest output one call can give for `frames` of input (a pair of hops may
-        /// complete, and the end flush adds the delay).
+        /// Largest output one call gives for `frames` of input: their share and one hop
+        /// more, so what a pair of blocks computes at once comes out over the next calls.
         func maxOutput(inputFrames frames: Int) -> Int {
-            frames * up / down + 4 * outputHop + delay / down + 2
+            frames * up / down + outputHop + 2
+        }
+
+        /// Outputs computed and not yet given out, at most (see `FFTLowpass.process`).
+        var readyCapacity: Int {
+            6 * outputHop + delay / down + 64
         }
     }
 
@@ -85,7 +92,10 @@ final class FFTLowpass {
     private let bins: Int
     private var filled = 0          // new frames in `window` after the history
     private var received = 0        // input frames so far
-    private var emitted = 0         // aligned output frames so far
+    private var emitted = 0         // aligned output frames computed so far
+    /// Computed outputs not given out yet: `readyCount` of them from `readyStart`.
+    private let ready: UnsafeMutablePointer<Float>
+    private var readyStart = 0, readyCount = 0
     private var skip = 0            // output frames still to discard (the delay)
     private var flushed = false
 
@@ -102,6 +112,7 @@ final class FFTLowpass {
         bins = min(design.inputSize, design.outputSize) / 2
         spectrum = .allocate(capacity: 2 * bins)
         window = .allocate(capacity: design.inputHistory + 2 * design.inputHop)
+        ready = .allocate(capacity: design.readyCapacity)
         // Kaiser-windowed sinc, cut-off in the middle of the transition band, unity DC gain.
         let fc = (design.passband + design.stopband) / 2 / Double(design.rate)
         let beta = kaiserBeta(attenuation: design.attenuation)
@@ -120,6 +131,7 @@ final class FFTLowpass {
     deinit {
         spectrum.deallocate()
         window.deallocate()
+        ready.deallocate()
     }
 
     /// Back to time 0 (silence before the first frame).
@@ -128,6 +140,8 @@ final class FFTLowpass {
         filled = 0
         received = 0
         emitted = 0
+        readyStart = 0
+        readyCount = 0
         skip = design.delay / design.down
         flushed = false
     }
@@ -135,12 +149,40 @@ final class FFTLowpass {
     /// Largest output one call can give for `frames` of input.
     func maxOutput(inputFrames frames: Int) -> Int { design.maxOutput(inputFrames: frames) }
 
-    /// Consumes `count` frames; writes the aligned output produced so far to `output`
-    /// (capacity `maxOutput(inputFrames: count)`) and returns how many. With `ending`, the
-    /// rest is flushed (the future after the last frame is silence). Real-time safe.
+    /// Whether the input has ended and all its output has been given out.
+    var isFinished: Bool { flushed && readyCount == 0 }
+
+    /// Consumes `count` frames; writes aligned output to `output` (capacity
+    /// `maxOutput(inputFrames: count)`) and returns how many. With `ending`, the rest is
+    /// computed (the future after the last frame is silence); it may take further calls,
+    /// with no input, to give it all out (0 once done). Real-time safe.
+    ///
+    /// Why `ready` never overflows: between calls, what is computed or owed for input taken
+    /// (`readyCount + filled · up / down`) stays within two hops, since a call that leaves
+    /// outputs waiting has given out one hop more than its input's share. A pair adds two
+    /// hops, the end at most two more and the delay.
     func process(_ input: UnsafePointer<Float>, count: Int, ending: Bool, output: UnsafeMutablePointer<Float>) -> Int {
         let pair = 2 * design.inputHop, history = design.inputHistory
+        let capacity = design.maxOutput(inputFrames: count)
         var written = 0
+        func give() {
+            let n = min(readyCount, capacity - written)
+            (output + written).update(from: ready + readyStart, count: n)
+            written += n
+            readyStart += n
+            readyCount -= n
+            if readyCount == 0 { readyStart = 0 }
+        }
+        func run(limit: Int) {
+            give()
+            if readyStart > 0 {  // room for the pair at the end of `ready`
+                ready.update(from: ready + readyStart, count: readyCount)
+                readyStart = 0
+            }
+            readyCount += runPair(into: ready + readyCount, limit: limit)
+            give()
+        }
+        give()
         var consumed = 0
         while consumed < count {
             let n = min(pair - filled, count - consumed)
@@ -148,7 +190,7 @@ final class FFTLowpass {
             filled += n
             consumed += n
             received += n
-            if filled == pair { written += runPair(into: output + written, limit: received * design.up / design.down) }
+            if filled == pair { run(limit: received * design.up / design.down) }
         }
         if ending && !flushed {
             flushed = true
@@ -157,9 +199,10 @@ final class FFTLowpass {
             while emitted < total {
                 (window + history + filled).update(repeating: 0, count: pair - filled)
                 filled = pair
-                written += runPair(into: output + written, limit: total)
+                run(limit: total)
             }
         }
+        give()
         return written
     }
 

@@ -86,7 +86,9 @@ final class TwoStageResampler: ChannelResampler {
         received += count
         let n = lowpass.process(input, count: count, ending: ending, output: scratch)
         // The low-pass rounded its own length: the whole conversion's is round(N · out / in).
+        // Its output may go on for a few calls after the input's end; then this stage ends.
         let total = resampledLength(received, up: outputRate, down: inputRate)
-        return second.process(scratch, count: n, ending: ending, output: output, maxOut: maxOut, total: total)
+        return second.process(scratch, count: n, ending: ending && lowpass.isFinished, output: output, maxOut: maxOut,
+                              total: total)
     }
 }
