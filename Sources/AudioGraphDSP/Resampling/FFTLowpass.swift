@@ -1,3 +1,4 @@
+import AudioGraphCore
 import Foundation
 
 /// A long linear-phase low-pass FIR run by FFT convolution (overlap-save on FFTW), for one
@@ -93,9 +94,8 @@ final class FFTLowpass {
     private var filled = 0          // new frames in `window` after the history
     private var received = 0        // input frames so far
     private var emitted = 0         // aligned output frames computed so far
-    /// Computed outputs not given out yet: `readyCount` of them from `readyStart`.
-    private let ready: UnsafeMutablePointer<Float>
-    private var readyStart = 0, readyCount = 0
+    /// Computed outputs not given out yet.
+    private let ready: FrameRing
     private var skip = 0            // output frames still to discard (the delay)
     private var flushed = false
 
@@ -112,7 +112,7 @@ final class FFTLowpass {
         bins = min(design.inputSize, design.outputSize) / 2
         spectrum = .allocate(capacity: 2 * bins)
         window = .allocate(capacity: design.inputHistory + 2 * design.inputHop)
-        ready = .allocate(capacity: design.readyCapacity)
+        ready = FrameRing(channels: 1, capacity: design.readyCapacity)
         // Kaiser-windowed sinc, cut-off in the middle of the transition band, unity DC gain.
         let fc = (design.passband + design.stopband) / 2 / Double(design.rate)
         let beta = kaiserBeta(attenuation: design.attenuation)
@@ -131,7 +131,6 @@ final class FFTLowpass {
     deinit {
         spectrum.deallocate()
         window.deallocate()
-        ready.deallocate()
     }
 
     /// Back to time 0 (silence before the first frame).
@@ -140,8 +139,7 @@ final class FFTLowpass {
         filled = 0
         received = 0
         emitted = 0
-        readyStart = 0
-        readyCount = 0
+        ready.discard(frames: ready.available)
         skip = design.delay / design.down
         flushed = false
     }
@@ -150,7 +148,7 @@ final class FFTLowpass {
     func maxOutput(inputFrames frames: Int) -> Int { design.maxOutput(inputFrames: frames) }
 
     /// Whether the input has ended and all its output has been given out.
-    var isFinished: Bool { flushed && readyCount == 0 }
+    var isFinished: Bool { flushed && ready.available == 0 }
 
     /// Consumes `count` frames; writes aligned output to `output` (capacity
     /// `maxOutput(inputFrames: count)`) and returns how many. With `ending`, the rest is
@@ -158,31 +156,13 @@ final class FFTLowpass {
     /// with no input, to give it all out (0 once done). Real-time safe.
     ///
     /// Why `ready` never overflows: between calls, what is computed or owed for input taken
-    /// (`readyCount + filled · up / down`) stays within two hops, since a call that leaves
+    /// (`ready.available + filled · up / down`) stays within two hops, since a call that leaves
     /// outputs waiting has given out one hop more than its input's share. A pair adds two
     /// hops, the end at most two more and the delay.
     func process(_ input: UnsafePointer<Float>, count: Int, ending: Bool, output: UnsafeMutablePointer<Float>) -> Int {
         let pair = 2 * design.inputHop, history = design.inputHistory
         let capacity = design.maxOutput(inputFrames: count)
-        var written = 0
-        func give() {
-            let n = min(readyCount, capacity - written)
-            (output + written).update(from: ready + readyStart, count: n)
-            written += n
-            readyStart += n
-            readyCount -= n
-            if readyCount == 0 { readyStart = 0 }
-        }
-        func run(limit: Int) {
-            give()
-            if readyStart > 0 {  // room for the pair at the end of `ready`
-                ready.update(from: ready + readyStart, count: readyCount)
-                readyStart = 0
-            }
-            readyCount += runPair(into: ready + readyCount, limit: limit)
-            give()
-        }
-        give()
+        var written = ready.read(interleaved: output, frames: capacity)
         var consumed = 0
         while consumed < count {
             let n = min(pair - filled, count - consumed)
@@ -190,7 +170,10 @@ final class FFTLowpass {
             filled += n
             consumed += n
             received += n
-            if filled == pair { run(limit: received * design.up / design.down) }
+            if filled == pair {
+                runPair(limit: received * design.up / design.down)
+                written += ready.read(interleaved: output + written, frames: capacity - written)
+            }
         }
         if ending && !flushed {
             flushed = true
@@ -199,17 +182,17 @@ final class FFTLowpass {
             while emitted < total {
                 (window + history + filled).update(repeating: 0, count: pair - filled)
                 filled = pair
-                run(limit: total)
+                runPair(limit: total)
+                written += ready.read(interleaved: output + written, frames: capacity - written)
             }
         }
-        give()
         return written
     }
 
     /// Filters the two windows that `window` holds (its first `inputSize` frames, and the
-    /// same a hop later) in one complex transform; passes on the outputs after the delay,
-    /// first block then second, up to `limit` in all.
-    private func runPair(into output: UnsafeMutablePointer<Float>, limit: Int) -> Int {
+    /// same a hop later) in one complex transform; adds the outputs after the delay to
+    /// `ready`, first block then second, up to `limit` in all.
+    private func runPair(limit: Int) {
         let inSize = design.inputSize, outSize = design.outputSize
         Self.interleave(UnsafePointer(window), UnsafePointer(window + design.inputHop), count: inSize, into: forward.input)
         forward.execute()
@@ -224,8 +207,10 @@ final class FFTLowpass {
         (p + bins).update(repeating: .zero, count: outSize - 2 * bins + 1)
         backward.execute()
         // Outputs sit at outputHistory ..< outputSize: the first block's in the real parts,
-        // the second's in the imaginary parts.
+        // the second's in the imaginary parts. They go to `ready` through the inverse's input,
+        // free once it has run.
         let t = UnsafePointer(Self.complex(backward.output) + design.outputHistory)
+        let output = backward.input
         var written = 0
         for part in 0..<2 {
             let valid = design.outputHop
@@ -241,10 +226,11 @@ final class FFTLowpass {
             emitted += n
             written += n
         }
+        let kept = ready.write(interleaved: output, frames: written)
+        assert(kept == written, "ready overflowed: see process(_:count:ending:output:)")
         // Keep the last frames as the next pair's history.
         window.update(from: window + 2 * design.inputHop, count: design.inputHistory)
         filled = 0
-        return written
     }
 
     @inline(__always)
