@@ -45,19 +45,31 @@ void ag_ps_capture_log(void) {
 
 const char *ag_ps_last_error(void) { return last_error; }
 
-struct ps_decoder_s *ag_ps_init_guarded(struct cmd_ln_s *config, int *fatal) {
+// Runs `body(arg)` on this thread; a fatal error PocketSphinx meets inside returns here
+// instead of ending the process. 1 if one did (what `body` had allocated is leaked).
+static int run_guarded(void (*body)(void *), void *arg) {
     jmp_buf target;
-    ps_decoder_t *volatile decoder = NULL;
-    *fatal = 0;
+    volatile int fatal = 0;
     fatal_target = &target;
     if (setjmp(target) == 0) {
-        decoder = ps_init(config);
+        body(arg);
     } else {
-        *fatal = 1;
-        decoder = NULL;
+        fatal = 1;
     }
     fatal_target = NULL;
-    return decoder;
+    return fatal;
+}
+
+struct init { struct cmd_ln_s *config; ps_decoder_t *decoder; };
+static void init_decoder(void *arg) {
+    struct init *i = arg;
+    i->decoder = ps_init(i->config);
+}
+
+struct ps_decoder_s *ag_ps_init_guarded(struct cmd_ln_s *config, int *fatal) {
+    struct init i = {.config = config};
+    *fatal = run_guarded(init_decoder, &i);
+    return *fatal ? NULL : i.decoder;
 }
 
 // The n-gram model read on a thread of its own (see `ag_ps_init_lm_guarded`).
@@ -69,21 +81,26 @@ struct lm_read {
     char error[sizeof last_error];
 };
 
+static void read_lm_model(void *arg) {
+    struct lm_read *r = arg;
+    // The table PocketSphinx's own load makes for its acoustic model and searches.
+    r->lmath = logmath_init(cmd_ln_float32_r(r->config, "-logbase"), 0, cmd_ln_boolean_r(r->config, "-bestpath"));
+    if (r->lmath != NULL) r->model = ngram_model_read(r->config, r->path, NGRAM_AUTO, r->lmath);
+}
+
 static void *read_lm(void *arg) {
     struct lm_read *r = arg;
-    jmp_buf target;
     last_error[0] = 0;
-    fatal_target = &target;
-    if (setjmp(target) == 0) {
-        // The table PocketSphinx's own load makes for its acoustic model and searches.
-        r->lmath = logmath_init(cmd_ln_float32_r(r->config, "-logbase"), 0, cmd_ln_boolean_r(r->config, "-bestpath"));
-        if (r->lmath != NULL) r->model = ngram_model_read(r->config, r->path, NGRAM_AUTO, r->lmath);
-    } else {
-        r->model = NULL;  // what the failed read allocated is leaked, as in ag_ps_init_guarded
-    }
-    fatal_target = NULL;
+    if (run_guarded(read_lm_model, r)) r->model = NULL;
     memcpy(r->error, last_error, sizeof r->error);
     return NULL;
+}
+
+struct set_lm { ps_decoder_t *decoder; ngram_model_t *model; int ok; };
+static void set_lm_search(void *arg) {
+    struct set_lm *s = arg;
+    // As `-lm` makes it: the search "_default" over the model, selected.
+    s->ok = ps_set_lm(s->decoder, "_default", s->model) == 0 && ps_set_search(s->decoder, "_default") == 0;
 }
 
 struct ps_decoder_s *ag_ps_init_lm_guarded(struct cmd_ln_s *config, const char *lm, int *fatal, int *lm_failed,
@@ -94,32 +111,23 @@ struct ps_decoder_s *ag_ps_init_lm_guarded(struct cmd_ln_s *config, const char *
     if (!threaded) read_lm(&r);
     ps_decoder_t *decoder = ag_ps_init_guarded(config, fatal);
     if (threaded) pthread_join(reader, NULL);
-    *lm_failed = r.model == NULL;
     *lmath = NULL;
+    // The error reported is the decoder's own when it has one, else the n-gram model's.
+    *lm_failed = r.model == NULL && (decoder != NULL || last_error[0] == 0);
     if (decoder == NULL || r.model == NULL) {
         if (r.model != NULL) ngram_model_free(r.model);
         if (r.lmath != NULL) logmath_free(r.lmath);
         if (decoder != NULL) ps_free(decoder);
-        // The decoder's own error first; else the n-gram model's, as PocketSphinx logged it.
-        if (*lm_failed && (decoder != NULL || last_error[0] == 0)) memcpy(last_error, r.error, sizeof last_error);
+        if (*lm_failed) memcpy(last_error, r.error, sizeof last_error);
         return NULL;
     }
-    jmp_buf target;
-    volatile int ok = 0;
-    fatal_target = &target;
-    if (setjmp(target) == 0) {
-        // As `-lm` makes it: the search "_default" over the model, selected.
-        ok = ps_set_lm(decoder, "_default", r.model) == 0 && ps_set_search(decoder, "_default") == 0;
-    } else {
-        *fatal = 1;
-    }
-    fatal_target = NULL;
+    struct set_lm s = {.decoder = decoder, .model = r.model};
+    *fatal = run_guarded(set_lm_search, &s);
     ngram_model_free(r.model);  // the search holds it
-    if (!ok) {
-        if (!*fatal) {
-            ps_free(decoder);
-            logmath_free(r.lmath);
-        }
+    if (*fatal) return NULL;
+    if (!s.ok) {
+        ps_free(decoder);
+        logmath_free(r.lmath);
         return NULL;
     }
     *lmath = r.lmath;

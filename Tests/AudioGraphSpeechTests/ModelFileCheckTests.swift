@@ -121,6 +121,25 @@ struct ModelFileCheckTests {
                                     search: .grammar(Self.grammar()), limits: .init(hmms: 4000, wordExits: 10), dropsSilence: false)
     }
 
+    /// The n-gram model is read beside the acoustic model: its failure is named `lm` even
+    /// where its path begins with the acoustic model's (Debian's own layout: en-us and
+    /// en-us.lm.bin), and when both fail the acoustic model's error is the one reported.
+    @Test func aLanguageModelFailureNamesTheLanguageModel() throws {
+        let hmm = try Self.model(replacing: "none", with: nil)
+        let lm = hmm + ".lm.bin"
+        try Data(Self.garbage).write(to: URL(fileURLWithPath: lm))
+        func load(_ hmm: String) -> EngineError? {
+            #expect(throws: EngineError.self) {
+                _ = try PocketSphinxDecoder(hmm: hmm, dict: SpeechModel.defaultDict, search: .languageModel(lm),
+                                            limits: .init(hmms: 4000, wordExits: 10), dropsSilence: false)
+            }
+        }
+        let lmOnly = load(hmm)
+        #expect(lmOnly?.parameter == "lm" && lmOnly?.message.contains(lm) == true, "\(String(describing: lmOnly))")
+        let both = load(try Self.model(replacing: "means", with: Self.garbage))
+        #expect(both?.parameter != "lm" && both?.message.contains("end_comment") == true, "\(String(describing: both))")
+    }
+
     /// A language model whose words the dictionary mostly cannot say is counted.
     @Test func languageModelWordsWithoutPronunciationAreCounted() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("two-\(UUID().uuidString).dict")

@@ -32,7 +32,8 @@ struct ps_decoder_s *ag_ps_init_guarded(struct cmd_ln_s *config, int *fatal);
 /// as `-lm` would make it (same scores: its log table has the decoder's base and layout).
 /// The model keeps using that table without owning it: `*lmath` is to be freed
 /// (`logmath_free`) after the decoder. NULL on failure, with `*lm_failed` set when the
-/// n-gram model could not be read (the error is then that read's).
+/// error `ag_ps_last_error` reports is the n-gram model's (the decoder's own comes first
+/// when both fail).
 struct ps_decoder_s *ag_ps_init_lm_guarded(struct cmd_ln_s *config, const char *lm, int *fatal, int *lm_failed,
                                            struct logmath_s **lmath);
 
