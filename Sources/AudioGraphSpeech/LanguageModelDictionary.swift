@@ -75,10 +75,8 @@ enum LanguageModelDictionary {
     static func path(dict: String, lm: String, in folder: String? = folder) -> String? {
         guard let folder else { return nil }
         guard let d = FileStamp.of(dict), let l = FileStamp.of(lm) else { return nil }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
-        for b in (d + "\n" + l).utf8 { hash = (hash ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         let name = ((dict as NSString).lastPathComponent as NSString).deletingPathExtension
-        return folder + "/" + name + "-" + String(hash, radix: 16) + ".dict"
+        return folder + "/" + name + "-" + FileStamp.digest(d + "\n" + l) + ".dict"
     }
 }
 

@@ -56,10 +56,9 @@ enum LoadedDecoders {
     /// How many decoders are idle (tests).
     static var idleCount: Int { state.withLock { $0.idle.values.reduce(0) { $0 + $1.count } } }
 
-    /// What makes two loads the same: every file (and its modification time and size, so an
-    /// edited vocabulary or grammar is loaded again) and every setting the decoder is built with.
+    /// What makes two loads the same: every file (its stamp, so an edited vocabulary or
+    /// grammar is loaded again) and every setting the decoder is built with.
     static func key(_ parts: [String], files: [String]) -> String {
-        let stamps = files.map { FileStamp.of($0) ?? "\($0)|missing" }
-        return (parts + stamps).joined(separator: "\u{1F}")
+        (parts + FileStamp.of(all: files)).joined(separator: "\u{1F}")
     }
 }

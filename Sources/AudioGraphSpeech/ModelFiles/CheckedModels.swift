@@ -32,7 +32,7 @@ enum CheckedModels {
         guard let (path, stamps) = record(hmm: hmm, dict: dict, in: folder), let folder,
               (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
         else { return }
-        let text = [header, String(stamps), phones.joined(separator: " "), "end", ""].joined(separator: "\n")
+        let text = [header, stamps, phones.joined(separator: " "), "end", ""].joined(separator: "\n")
         // A name of its own: sessions in one process may check the same model at once.
         let temporary = path + ".\(UUID().uuidString).partial"
         guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else { return }
@@ -42,11 +42,9 @@ enum CheckedModels {
     private static let header = "audiograph checked"
 
     /// Where the record for these files is kept, and their stamps now (one line).
-    private static func record(hmm: String, dict: String, in folder: String?) -> (String, Substring)? {
+    private static func record(hmm: String, dict: String, in folder: String?) -> (String, String)? {
         guard let folder else { return nil }
-        let stamps = files(hmm: hmm, dict: dict).map { FileStamp.of($0) ?? "\($0)|absent" }.joined(separator: "\t")
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
-        for b in stamps.utf8 { hash = (hash ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-        return (folder + "/checked-" + String(hash, radix: 16), Substring(stamps))
+        let stamps = FileStamp.of(all: files(hmm: hmm, dict: dict)).joined(separator: "\t")
+        return (folder + "/checked-" + FileStamp.digest(stamps), stamps)
     }
 }
