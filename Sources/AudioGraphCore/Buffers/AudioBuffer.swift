@@ -1,3 +1,5 @@
+import Glibc
+
 /// A block of deinterleaved float32 PCM with a fixed capacity and a stream time.
 ///
 /// Like `AVAudioPCMBuffer`: storage is allocated once at creation (one contiguous
@@ -28,17 +30,36 @@ public final class AudioBuffer {
     public static let markerCapacity = 16
 
     /// Allocates a silent buffer. Not real-time: call while preparing.
-    public init(format: StreamFormat, frameCapacity: Int) {
+    public convenience init(format: StreamFormat, frameCapacity: Int) {
+        self.init(format: format, frameCapacity: frameCapacity, pagedOnWrite: false)
+    }
+
+    /// Allocates a silent buffer; with `pagedOnWrite`, one whose memory the system provides a
+    /// page at a time, as it is first written: for a queue's blocks, sized for the largest block a bus may carry
+    /// but mostly holding far fewer frames, so the process counts only the pages used.
+    /// Not real-time: call while preparing.
+    public init(format: StreamFormat, frameCapacity: Int, pagedOnWrite: Bool) {
         self.format = format
         self.frameCapacity = max(frameCapacity, 1)
         let count = self.frameCapacity * max(format.channelCount, 1)
-        storage = .allocate(capacity: count)
-        storage.initialize(repeating: 0, count: count)
+        let page = Int(getpagesize()), bytes = (count * MemoryLayout<Float>.stride + page - 1) / page * page
+        if pagedOnWrite, let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), p != MAP_FAILED {
+            // Anonymous pages read as zeros: a silent buffer, bound to Float once.
+            storage = p.bindMemory(to: Float.self, capacity: count)
+            mappedBytes = bytes
+        } else {
+            storage = .allocate(capacity: count)
+            storage.initialize(repeating: 0, count: count)
+            mappedBytes = 0
+        }
         markerStorage = .allocate(capacity: Self.markerCapacity)
     }
 
+    /// Bytes mapped for the samples by `init(format:frameCapacity:pagedOnWrite:)`; 0 when allocated.
+    private let mappedBytes: Int
+
     deinit {
-        storage.deallocate()
+        if mappedBytes > 0 { munmap(storage, mappedBytes) } else { storage.deallocate() }
         markerStorage.deallocate()
     }
 

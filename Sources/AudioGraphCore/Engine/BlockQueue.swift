@@ -3,8 +3,10 @@ import Synchronization
 /// Blocks of audio handed from the render thread to another thread: taps, file writers
 /// and the recognizer's decoding thread all use one.
 ///
-/// A ring of preallocated blocks, each as large as the bus's biggest block: the render
-/// thread copies the bus into the next free block (no allocation) and publishes it
+/// A ring of preallocated blocks, each as large as the bus's biggest block (its pages
+/// resident only once written: blocks mostly hold a fraction of that, e.g. a resampler's
+/// usual output against its largest): the render thread copies the bus into the next free
+/// block (no allocation) and publishes it
 /// through an ``SPSCQueue`` of block indices; the delivery thread regroups blocks into the
 /// buffer size the client asked for. When the ring is full the policy decides: `.block`
 /// waits (file input), `.drop` loses the block and counts it (live input).
@@ -26,7 +28,7 @@ public final class BlockQueue: @unchecked Sendable {
 
     /// Allocates `blockCount` blocks of `maxFrames` frames. Not real-time.
     public init(format: StreamFormat, maxFrames: Int, blockCount: Int, policy: BackpressurePolicy) {
-        blocks = (0..<blockCount).map { _ in AudioBuffer(format: format, frameCapacity: maxFrames) }
+        blocks = (0..<blockCount).map { _ in AudioBuffer(format: format, frameCapacity: maxFrames, pagedOnWrite: true) }
         filled = SPSCQueue(capacity: blockCount)
         freed = SPSCQueue(capacity: blockCount)
         for i in 0..<blockCount { _ = freed.push(Int32(i)) }
