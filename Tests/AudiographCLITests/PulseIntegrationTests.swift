@@ -48,6 +48,23 @@ import Testing
         }
     }
 
+    /// The level of a 1 kHz tone in `samples` at `rate`: the median over 10 ms windows (ten
+    /// whole periods each) of the amplitude at 1 kHz, so a moment a feeder or a loaded machine
+    /// falls behind (a gap, a phase jump) spoils a few windows, not the measured level.
+    static func toneLevel(_ samples: [Double], rate: Double) -> Double {
+        let window = Int(rate / 100)
+        var levels: [Double] = []
+        for w in stride(from: 0, through: samples.count - window, by: window) {
+            var c = 0.0, s = 0.0
+            for k in 0..<window {
+                c += samples[w + k] * cos(2 * .pi * 1000 * Double(k) / rate)
+                s += samples[w + k] * sin(2 * .pi * 1000 * Double(k) / rate)
+            }
+            levels.append(2 * (c * c + s * s).squareRoot() / Double(window))
+        }
+        return levels.isEmpty ? 0 : levels.sorted()[levels.count / 2]
+    }
+
     @Test(.pulseDaemon) func devicesListsTheDaemonsSourceAndSink() throws {
         let r = try CLI.run(["devices", "--json"])
         #expect(r.status == 0)
@@ -133,23 +150,10 @@ import Testing
         let left = stride(from: 0, to: back.samples.count, by: 2).map { Float(back.samples[$0]) / 32768 }
         let loud = left.indices.filter { abs(left[$0]) > 0.1 }
         let start = (loud.first ?? 0) + 4800
-        let slice = Array(left[start..<min(start + 48000, left.count)])
-        // 1 kHz at 8000/32768 amplitude, within conversion error, measured as the median over
-        // 10 ms windows (ten whole periods each): a moment the feeder falls behind under load
-        // (a gap, a phase jump) spoils a few windows, not the level of the tone.
-        let window = 480
-        var levels: [Double] = []
-        for w in stride(from: 0, through: slice.count - window, by: window) {
-            var c = 0.0, s = 0.0
-            for k in 0..<window {
-                let v = Double(slice[w + k])
-                c += v * cos(2 * .pi * 1000 * Double(k) / 48000)
-                s += v * sin(2 * .pi * 1000 * Double(k) / 48000)
-            }
-            levels.append(2 * (c * c + s * s).squareRoot() / Double(window))
-        }
-        try #require(levels.count >= 50, "\(levels.count) windows of tone")
-        let amplitude = levels.sorted()[levels.count / 2]
+        let slice = left[start..<min(start + 48000, left.count)].map(Double.init)
+        try #require(slice.count >= 24000, "\(slice.count) samples of tone")
+        // 1 kHz at 8000/32768 amplitude, within conversion error.
+        let amplitude = Self.toneLevel(slice, rate: 48000)
         if Self.env["AG_SOUND_SERVER"] == "pipewire" {
             // PipeWire's pipe source can leave gaps of silence in a pipe-fed tone (seen in 2 of
             // 5 runs): the tone is there at 1 kHz, never louder than sent.
@@ -306,13 +310,7 @@ import Testing
         let loud = x.indices.filter { abs(x[$0]) > 0.1 }
         let secondStart = try #require(loud.last.map { $0 - 4000 }, "the second tone is there")
         for start in [loud.first! + 1000, secondStart] {
-            let slice = Array(x[start..<start + 2000])
-            var c = 0.0, s = 0.0
-            for (k, v) in slice.enumerated() {
-                c += v * cos(2 * .pi * 1000 * Double(k) / 8000)
-                s += v * sin(2 * .pi * 1000 * Double(k) / 8000)
-            }
-            let amplitude = 2 * (c * c + s * s).squareRoot() / Double(slice.count)
+            let amplitude = Self.toneLevel(Array(x[start..<start + 2000]), rate: 8000)
             #expect(abs(amplitude - 8000.0 / 32768) < 0.02, "1 kHz at its level from \(start): \(amplitude)")
         }
     }
