@@ -34,10 +34,10 @@ public final class AudioBuffer {
         self.init(format: format, frameCapacity: frameCapacity, pagedOnWrite: false)
     }
 
-    /// Allocates a silent buffer; with `pagedOnWrite`, one whose memory the system provides a
-    /// page at a time, as it is first written: for a queue's blocks, sized for the largest block a bus may carry
-    /// but mostly holding far fewer frames, so the process counts only the pages used.
-    /// Not real-time: call while preparing.
+    /// Allocates a silent buffer; with `pagedOnWrite`, one whose memory the system provides
+    /// a page at a time, as it is first written (a minor page fault each): for a queue's
+    /// blocks, sized for the largest block a bus may carry but mostly holding far fewer
+    /// frames, so the process counts only the pages used. Not real-time: call while preparing.
     public init(format: StreamFormat, frameCapacity: Int, pagedOnWrite: Bool) {
         self.format = format
         self.frameCapacity = max(frameCapacity, 1)

@@ -3,13 +3,16 @@ import Synchronization
 /// Blocks of audio handed from the render thread to another thread: taps, file writers
 /// and the recognizer's decoding thread all use one.
 ///
-/// A ring of preallocated blocks, each as large as the bus's biggest block (its pages
-/// resident only once written: blocks mostly hold a fraction of that, e.g. a resampler's
-/// usual output against its largest): the render thread copies the bus into the next free
-/// block (no allocation) and publishes it
-/// through an ``SPSCQueue`` of block indices; the delivery thread regroups blocks into the
-/// buffer size the client asked for. When the ring is full the policy decides: `.block`
-/// waits (file input), `.drop` loses the block and counts it (live input).
+/// A ring of preallocated blocks, each as large as the bus's biggest block: the render
+/// thread copies the bus into the next free block (no allocation) and publishes it through
+/// an ``SPSCQueue`` of block indices; the delivery thread regroups blocks into the buffer
+/// size the client asked for. When the ring is full the policy decides: `.block` waits
+/// (file input), `.drop` loses the block and counts it (live input).
+///
+/// A block's pages become resident when first written (`AudioBuffer`'s `pagedOnWrite`):
+/// blocks mostly carry a fraction of their capacity (after a 48 kHz resampler, ~1.4k of up
+/// to ~10k frames), so the ring costs what it holds. The price is one minor page fault, a
+/// zeroed page from the kernel, the first time each page is written, once in the queue's life.
 public final class BlockQueue: @unchecked Sendable {
     /// The preallocated blocks (for their format and capacity).
     public let blocks: [AudioBuffer]
