@@ -7,6 +7,10 @@ import Foundation
 ///
 /// Costs about 10 ms on Debian's en-us model (7 MB, memory-mapped; `Tools/bench model`).
 enum AcousticModelCheck {
+    /// Every file of the directory the check may read (those present are read).
+    static let fileNames = ["mdef", "means", "variances", "transition_matrices", "sendump", "mixture_weights",
+                            "feat.params", "noisedict"]
+
     /// The model's definition (its phones, for checking dictionaries).
     static func check(_ directory: String) throws(ModelFileProblem) -> ModelDefinition {
         func file(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }

@@ -1,10 +1,10 @@
 import Foundation
 
 /// Model files that passed ``SpeechModel``'s checks, remembered in the cache folder (the
-/// one ``LanguageModelDictionary`` uses) by each file's stamp: path, size and modification
-/// time. A later load of the same unchanged files skips the checks, which read the whole
-/// acoustic model definition and all 134k lines of Debian's dictionary (`Tools/bench
-/// model`); an edited, replaced or removed file changes its stamp and is checked again.
+/// one ``LanguageModelDictionary`` uses) by each file's ``FileStamp``. A later load of the
+/// same unchanged files skips the checks, which read the whole acoustic model definition
+/// and all 134k lines of Debian's dictionary (`Tools/bench model`); an edited, replaced or
+/// removed file changes its stamp and is checked again.
 ///
 /// A record holds the stamps it was made for and the model's phones; it is written under a
 /// temporary name and renamed into place, and read back only whole and only if its stamps
@@ -12,8 +12,7 @@ import Foundation
 enum CheckedModels {
     /// The files the checks read: the acoustic model's (those present) and the dictionary.
     static func files(hmm: String, dict: String) -> [String] {
-        ["mdef", "means", "variances", "transition_matrices", "sendump", "mixture_weights", "feat.params", "noisedict"]
-            .map { (hmm as NSString).appendingPathComponent($0) } + [dict]
+        AcousticModelCheck.fileNames.map { (hmm as NSString).appendingPathComponent($0) } + [dict]
     }
 
     /// The phones recorded when these files passed, if they have not changed since.
