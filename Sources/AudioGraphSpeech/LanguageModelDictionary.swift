@@ -1,3 +1,4 @@
+import AudioGraphCore
 import CPocketSphinx
 import Foundation
 
@@ -20,14 +21,8 @@ enum LanguageModelDictionary {
         var examples: [String]
     }
 
-    /// `$AUDIOGRAPH_CACHE`, else `$XDG_CACHE_HOME/audiograph`, else `~/.cache/audiograph`.
-    static var folder: String? {
-        let env = ProcessInfo.processInfo.environment
-        if let f = env["AUDIOGRAPH_CACHE"], !f.isEmpty { return f }
-        if let x = env["XDG_CACHE_HOME"], !x.isEmpty { return x + "/audiograph" }
-        if let h = env["HOME"], !h.isEmpty { return h + "/.cache/audiograph" }
-        return nil
-    }
+    /// The cache folder (``CacheFolder``).
+    static var folder: String? { CacheFolder.path }
 
     /// The cut for `dict` and `lm`, if made before, and the model's coverage it records.
     static func cached(dict: String, lm: String, in folder: String? = folder) -> (path: String, coverage: Coverage)? {
