@@ -41,7 +41,7 @@ extension AudioEngine {
                 continue
             }
             if lockstep && !stopping { awaitDelivery(before: plan.streamSeconds) }
-            if !plan.renderBlock(events: outlet, delivered: Double(bitPattern: deliveredThrough.load(ordering: .acquiring))) {
+            if !plan.renderBlock(delivered: Double(bitPattern: deliveredThrough.load(ordering: .acquiring))) {
                 reason = .error
                 break
             }

@@ -107,7 +107,7 @@ public final class AudioEngine: @unchecked Sendable {
     /// Throws `GraphError` (formats cannot work) or `EngineError` (a file or device failed).
     public func prepare() throws {
         guard plan == nil else { return }
-        plan = try RenderPlan.compile(graph, blockFrames: options.blockFrames, eventsReady: deliveryWake)
+        plan = try RenderPlan.compile(graph, blockFrames: options.blockFrames, events: outlet, eventsReady: deliveryWake)
         lockstep = !graph.isLive && plan!.steps.contains { $0.node.observesEvents }
         phase.store(Phase.prepared.rawValue, ordering: .releasing)
     }
@@ -222,6 +222,7 @@ public final class AudioEngine: @unchecked Sendable {
         renderedThrough.store(0, ordering: .relaxed)
         deliveredThrough.store((-Double.infinity).bitPattern, ordering: .relaxed)
         outlet = EventOutlet(capacity: options.eventCapacity, policy: graph.isLive ? .drop : .block)
+        for step in plan.steps { step.io.events = outlet }
         lock.withLock { $0.endReason = nil }
         phase.store(Phase.prepared.rawValue, ordering: .releasing)
     }

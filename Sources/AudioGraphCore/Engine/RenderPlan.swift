@@ -1,6 +1,6 @@
 /// A compiled graph: node instances in processing order with one preallocated buffer per
 /// output bus (JUCE's render sequence). Built on the control thread by ``compile``; run one
-/// block at a time by ``renderBlock(events:)`` on the render thread, which allocates
+/// block at a time by ``renderBlock(delivered:)`` on the render thread, which allocates
 /// nothing and takes no lock.
 ///
 ///     file-source ──► gain ──┬──► wav-sink          steps: [src, gain, out, meter]
@@ -44,7 +44,7 @@ final class RenderPlan {
 
     /// Instantiates, opens, negotiates formats and prepares every node.
     /// Throws `GraphError` (the graph cannot work) or `EngineError` (a file or device failed).
-    static func compile(_ validated: ValidatedGraph, blockFrames: Int, eventsReady: Wakeup) throws -> RenderPlan {
+    static func compile(_ validated: ValidatedGraph, blockFrames: Int, events: EventOutlet, eventsReady: Wakeup) throws -> RenderPlan {
         let n = try NegotiatedGraph(validated, blockFrames: blockFrames)
         let graph = n.graph
         var steps: [Int: RenderStep] = [:]
@@ -78,7 +78,7 @@ final class RenderPlan {
             }
             let step = RenderStep(index: ordered.count, id: spec.id, node: node, role: spec.descriptor.role,
                                   inputs: inputs, outputs: outputs, upstream: upstream,
-                                  forwardsMarkers: spec.descriptor.forwardsMarkers && !inputs.isEmpty)
+                                  forwardsMarkers: spec.descriptor.forwardsMarkers && !inputs.isEmpty, events: events)
             steps[i] = step
             ordered.append(step)
         }
@@ -101,7 +101,7 @@ final class RenderPlan {
     }
 
     /// Runs every node once. Render thread; real-time safe. Returns false on failure.
-    func renderBlock(events: EventOutlet, delivered: Double = .infinity) -> Bool {
+    func renderBlock(delivered: Double = .infinity) -> Bool {
         for step in steps {
             if step.ended {
                 for o in step.outputs { o.frameLength = 0 }
@@ -117,15 +117,13 @@ final class RenderPlan {
                 o.sampleTime = step.produced[b]
                 o.clearMarkers()
             }
-            var io = ProcessIO(inputs: step.inputs, outputs: step.outputs,
-                               inputsEnded: step.role != .source && allEnded,
-                               requestedFrames: step.role == .source ? requestedFrames(step) : blockFrames, events: events, nodeIndex: Int32(step.index),
-                               inputEnded: UnsafeBufferPointer(step.inputEnded))
-            io.isStopping = step.stopping
+            step.io.inputsEnded = step.role != .source && allEnded
+            step.io.requestedFrames = step.role == .source ? requestedFrames(step) : blockFrames
+            step.io.isStopping = step.stopping
             if step.role == .source && step.node.observesEvents {
-                io.othersFinished = othersFinished(besides: step, delivered: delivered)
+                step.io.othersFinished = othersFinished(besides: step, delivered: delivered)
             }
-            let status = step.node.process(&io)
+            let status = step.node.process(&step.io)
             if step.forwardsMarkers {
                 let first = step.inputs[0]
                 if first.markerCount > 0 { for o in step.outputs { o.copyMarkers(from: first) } }

@@ -22,9 +22,12 @@ final class RenderStep {
     @exclusivity(unchecked) var stopping = false
     /// Whether the engine copies input 0's markers to the outputs (node makes none itself).
     let forwardsMarkers: Bool
+    /// What `process` is handed, made once (its buffers and outlet never change); the engine
+    /// sets the per-block fields before each call, so a block retains no arrays.
+    @exclusivity(unchecked) var io: ProcessIO
 
     init(index: Int, id: String, node: any AudioNode, role: NodeDescriptor.Role, inputs: [AudioBuffer],
-         outputs: [AudioBuffer], upstream: [RenderStep], forwardsMarkers: Bool) {
+         outputs: [AudioBuffer], upstream: [RenderStep], forwardsMarkers: Bool, events: EventOutlet) {
         self.forwardsMarkers = forwardsMarkers
         self.index = index
         self.id = id
@@ -37,6 +40,8 @@ final class RenderStep {
         inputEnded.initialize(repeating: false)
         produced = Array(repeating: 0, count: outputs.count)
         taps = outputs.map { TapPoint(format: $0.format, maxFrames: $0.frameCapacity) }
+        io = ProcessIO(inputs: inputs, outputs: outputs, inputsEnded: false, requestedFrames: 0, events: events,
+                       nodeIndex: Int32(index), inputEnded: UnsafeBufferPointer(inputEnded))
     }
 
     deinit { inputEnded.deallocate() }

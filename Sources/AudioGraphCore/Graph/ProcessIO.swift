@@ -9,9 +9,9 @@ public struct ProcessIO {
     /// One buffer per output bus.
     public let outputs: [AudioBuffer]
     /// True once every upstream node has ended: flush any tail and return `.endOfStream`.
-    public let inputsEnded: Bool
+    public internal(set) var inputsEnded: Bool
     /// Frames the engine asks a source for in this block.
-    public let requestedFrames: Int
+    public internal(set) var requestedFrames: Int
     /// For a source: the run is stopping; deliver what is buffered, then `.endOfStream`.
     public internal(set) var isStopping = false
     /// For a source: every other source has ended and every event about their audio has been
@@ -20,7 +20,7 @@ public struct ProcessIO {
     public internal(set) var othersFinished = false
     /// Per input bus: whether its upstream node has ended.
     public let inputEnded: UnsafeBufferPointer<Bool>
-    let events: EventOutlet
+    var events: EventOutlet
     let nodeIndex: Int32
 
     package init(inputs: [AudioBuffer], outputs: [AudioBuffer], inputsEnded: Bool, requestedFrames: Int,
