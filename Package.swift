@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "CAllocCounter"),
 
         // MARK: Engine
-        .target(name: "AudioGraphCore", dependencies: ["CSndFile"]),
+        .target(name: "AudioGraphCore", dependencies: ["CSndFile", "CDSPKernels"]),
         .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CFFTW", "CDSPKernels"], exclude: ["Speech/TUNING.md"]),
         .target(name: "AudioGraphPulse", dependencies: ["AudioGraphCore", "CPulse"]),
         .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "AudioGraphDSP", "CPocketSphinx", "CPocketSphinxSupport", "CFlite"],

@@ -53,4 +53,36 @@ import Testing
         reader.read(into: buffer, start: 1_000_003, count: 1)
         #expect(buffer.channel(0)[0] == Float(Int16(truncatingIfNeeded: 1_000_003)) / 32768)
     }
+
+    /// 16-bit mono and stereo (the vectorised path) read every value exactly, x / 32768,
+    /// at any start, count and buffer offset (the eight-frame loop and its tail).
+    @Test(arguments: [1, 2]) func sixteenBitSamplesReadExactly(channels: Int) throws {
+        let frames = 1000
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("ag-s16-\(UUID().uuidString).wav")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let extremes: [Int16] = [-32768, 32767, 0, -1, 1, -12345, 12345]
+        let samples = (0..<frames * channels).map { i in i < extremes.count ? extremes[i] : Int16(truncatingIfNeeded: i &* 2654435761 >> 7) }
+        var data = Data()
+        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
+        func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
+        data.append(contentsOf: Array("RIFF".utf8)); u32(36 + samples.count * 2); data.append(contentsOf: Array("WAVEfmt ".utf8))
+        u32(16); u16(1); u16(channels); u32(16000); u32(16000 * 2 * channels); u16(2 * channels); u16(16)
+        data.append(contentsOf: Array("data".utf8)); u32(samples.count * 2)
+        for v in samples { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
+        try data.write(to: url)
+
+        let reader = try WAVFileReader(path: url.path)
+        let buffer = AudioBuffer(format: reader.header.format, frameCapacity: frames + 8)
+        for (start, count, offset) in [(0, frames, 0), (3, 13, 5), (1, 7, 0), (500, 499, 1), (999, 1, 3)] {
+            reader.read(into: buffer, at: offset, start: start, count: count)
+            for c in 0..<channels {
+                let out = buffer.channel(c)
+                for i in 0..<count {
+                    let expected = Float(samples[(start + i) * channels + c]) / 32768
+                    #expect(out[offset + i] == expected, "frame \(start + i) channel \(c)")
+                    if out[offset + i] != expected { return }
+                }
+            }
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import CDSPKernels
 import Foundation
 
 /// A WAV file mapped into memory, read as float frames.
@@ -175,14 +176,9 @@ extension WAVFileReader {
         let k: Float = 1 / 32768
         switch channels {
         case 1:
-            let out = buffer.channel(0) + offset
-            for i in 0..<count { out[i] = Float(Int16(littleEndian: src[i])) * k }
+            ag_s16_deinterleave(src, 1, buffer.channel(0) + offset, nil, Int64(count))
         case 2:
-            let l = buffer.channel(0) + offset, r = buffer.channel(1) + offset
-            for i in 0..<count {
-                l[i] = Float(Int16(littleEndian: src[2 * i])) * k
-                r[i] = Float(Int16(littleEndian: src[2 * i + 1])) * k
-            }
+            ag_s16_deinterleave(src, 2, buffer.channel(0) + offset, buffer.channel(1) + offset, Int64(count))
         default:
             for c in 0..<channels {
                 let out = buffer.channel(c) + offset

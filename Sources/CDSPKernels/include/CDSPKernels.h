@@ -17,3 +17,8 @@ void ag_polyphase_run_precise(const float *coefficients, int64_t taps, int64_t u
 
 /// Name of the kernel in use ("avx2-fma" or "sse").
 const char *ag_polyphase_kernel(void);
+
+/// Converts `frames` frames of 16-bit little-endian PCM with `channels` interleaved channels
+/// (1 or 2) into one float array per channel, scaled by 1/32768. Eight frames at a time with
+/// SSE2 (every x86-64 has it); `src` needs no alignment.
+void ag_s16_deinterleave(const int16_t *src, int64_t channels, float *left, float *right, int64_t frames);
