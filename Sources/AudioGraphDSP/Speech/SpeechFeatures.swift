@@ -1,3 +1,4 @@
+import CDSPKernels
 import Foundation
 
 /// Per-frame speech evidence from one windowed spectrum (the VAD's measurement stage).
@@ -247,15 +248,7 @@ final class SpeechFeatures {
         let r0 = input[0]
         var peak: Float = 0
         if r0 > 0 {
-            var peaks = SIMD8<Float>()
-            var lag = minLag
-            while lag + 8 <= maxLag + 1 {
-                peaks = pointwiseMax(peaks, UnsafeRawPointer(input + lag).loadUnaligned(as: SIMD8<Float>.self))
-                lag += 8
-            }
-            peak = peaks.max()
-            while lag <= maxLag { peak = max(peak, input[lag]); lag += 1 }
-            peak /= r0
+            peak = ag_peak(input + minLag, Int64(maxLag - minLag + 1)) / r0
         }
         return max(0, min(1, peak))
     }

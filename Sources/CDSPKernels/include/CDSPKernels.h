@@ -22,3 +22,6 @@ const char *ag_polyphase_kernel(void);
 /// (1 or 2) into one float array per channel, scaled by 1/32768. Eight frames at a time with
 /// SSE2 (every x86-64 has it); `src` needs no alignment.
 void ag_s16_deinterleave(const int16_t *src, int64_t channels, float *left, float *right, int64_t frames);
+
+/// The largest of 0 and `x[0..<n]` (finite values), four at a time with SSE.
+float ag_peak(const float *x, int64_t n);
