@@ -21,13 +21,19 @@ final class SpeechFeatures {
     /// Per-bin state, one allocation each, made at set-up (no allocation per frame, and no
     /// exclusivity checks on the hot loop: the pointers are constants).
     private let window: UnsafeMutablePointer<Float>
-    private let smoothed: UnsafeMutablePointer<Float>
-    private let noise: UnsafeMutablePointer<Float>
-    private let previousClean: UnsafeMutablePointer<Float>
+    let smoothed: UnsafeMutablePointer<Float>
+    let noise: UnsafeMutablePointer<Float>
+    let previousClean: UnsafeMutablePointer<Float>
     /// Minimum of the completed subwindows (the rolling 1.5 s minimum is min(this, current)).
-    private let pastMin: UnsafeMutablePointer<Float>
+    let pastMin: UnsafeMutablePointer<Float>
     private let subMinima: UnsafeMutablePointer<Float>  // subwindows x bins
-    private let currentMin: UnsafeMutablePointer<Float>
+    let currentMin: UnsafeMutablePointer<Float>
+    /// One frame's per-bin terms, summed in bin order after `binTerms`: power, noise,
+    /// γ·G (the likelihood ratio's first term) and 1 + ξ.
+    let binPower: UnsafeMutablePointer<Float>
+    let binNoise: UnsafeMutablePointer<Float>
+    let binRatio: UnsafeMutablePointer<Float>
+    let binFactor: UnsafeMutablePointer<Float>
     private var framesInSub = 0
     private var subIndex = 0
     private var frames = 0
@@ -94,12 +100,16 @@ final class SpeechFeatures {
         pastMin = .allocate(capacity: count)
         subMinima = .allocate(capacity: count * Self.subwindows)
         currentMin = .allocate(capacity: count)
+        binPower = .allocate(capacity: count)
+        binNoise = .allocate(capacity: count)
+        binRatio = .allocate(capacity: count)
+        binFactor = .allocate(capacity: count)
         reset()
     }
 
     deinit {
         for p in [window, smoothed, noise, previousClean, pastMin, subMinima, currentMin, savedSpectrum,
-                  bandSNR] { p.deallocate() }
+                  bandSNR, binPower, binNoise, binRatio, binFactor] { p.deallocate() }
         bandStart.deallocate()
     }
 
@@ -147,48 +157,24 @@ final class SpeechFeatures {
         // Σ log(1 + ξ) as the log of running products, 16 bins at a time (ξ <= ~1e4, so a
         // Double holds 16 factors): 8 logarithms per frame instead of one per bin.
         var product = 1.0
-        var lowAbove: Float = 0, allAbove: Float = 0
-        let lo = bins.lowerBound
+        let lo = bins.lowerBound, count = bins.count
+        // Each bin's own arithmetic first, bin by bin with no sums (so it runs four bins to an
+        // instruction), then the sums in bin order: the same operations in the same order as
+        // one loop, so the same values to the bit.
+        binTerms(spectrum + 2 &* lo, count: count, first: first, learning: learning, capped: capped)
+        var allAbove: Float = 0, lowAbove: Float = 0
         for band in 0..<Self.bandCount {
             // Per band: its power and noise, which the model reads.
             var bandPower: Float = 0, bandNoise: Float = 0
             for j in bandStart[band]..<bandStart[band + 1] {
-                let k = lo + j
-                let p = max(fft.power(k), 1e-12)
-                let s = first ? p : 0.7 * smoothed[j] + 0.3 * p
-                smoothed[j] = s
-                // The minimum follows the smoothed power once it is smoothed: a first frame's raw
-                // periodogram is tiny in some bins, and its minimum would hold the noise estimate
-                // there far below the noise for the first 1.5 s (steady noise from the session's
-                // start taken as speech).
-                if !learning { currentMin[j] = min(currentMin[j], s) }
-                // Noise: recursive average where the bin looks like noise, creeping up where it
-                // does not (so a noise that starts is learnt in seconds), and never above the
-                // bias-compensated minimum of the last 1.5 s (so it drops fast when noise drops).
-                var nj = noise[j]
-                if learning {
-                    nj = first ? p : 0.7 * nj + 0.3 * p
-                } else {
-                    nj = p < 2.5 * nj ? 0.95 * nj + 0.05 * p : nj * 1.003
-                    if capped { nj = min(nj, Self.bias * min(currentMin[j], pastMin[j])) }
-                }
-                noise[j] = nj
-                let n = max(nj, 1e-12), inverseNoise = 1 / n
-                bandPower += p
-                bandNoise += n
-                let gamma = min(p * inverseNoise, 1e4)
-                let xi = max(0.98 * previousClean[j] * inverseNoise + 0.02 * max(gamma - 1, 0), 1e-3)
-                let gain = xi / (1 + xi)
-                previousClean[j] = gain * gain * p
-                llrSum += gamma * gain
-                product *= Double(1 + xi)
+                bandPower += binPower[j]
+                bandNoise += binNoise[j]
+                llrSum += binRatio[j]
+                product *= Double(binFactor[j])
                 if j & 15 == 15 {
                     llrSum -= Float(log(product))
                     product = 1
                 }
-                // Reuse the spectrum for the harmonicity autocorrelation: keep the power above noise.
-                spectrum[2 * k] = max(p - n, 0)
-                spectrum[2 * k + 1] = 0
             }
             bandSNR[band] = log10(max(bandPower, 1e-12) / max(bandNoise, 1e-12))
             let above = max(bandPower - bandNoise, 0)
