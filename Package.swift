@@ -20,8 +20,8 @@ let package = Package(
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
-        /// flite has no pkg-config file in Debian: the module map links its libraries.
-        .systemLibrary(name: "CFlite", providers: [.apt(["flite1-dev"])]),
+        /// flite's headers (flite1-dev), its libraries opened at first use (CFlite.h).
+        .target(name: "CFlite"),
         .systemLibrary(
             name: "CPocketSphinx", pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]),

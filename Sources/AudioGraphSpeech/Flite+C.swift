@@ -2,6 +2,20 @@ import CFlite
 import Foundation
 import Synchronization
 
+/// flite, opened by the first voice or pronunciation asked for (CFlite.h).
+enum Flite {
+    private static let library: (api: ag_flite_api?, failure: String?) = {
+        var why: UnsafePointer<CChar>?
+        guard let table = ag_flite_load(&why) else { return (nil, why.map { String(cString: $0) } ?? "unknown error") }
+        return (table.pointee, nil)
+    }()
+
+    /// Why flite cannot be used, if it cannot.
+    static var failure: String? { library.failure }
+    /// Its functions; only once ``failure`` is nil.
+    static var api: ag_flite_api { library.api! }
+}
+
 /// The one place that calls flite (Debian's flite1-dev): voices and synthesis.
 ///
 /// flite keeps global state (its lexicon, registered voices), so every call goes through one
@@ -20,13 +34,14 @@ final class FliteVoice: @unchecked Sendable {
 
     /// Loads a voice by name; nil for a name not in ``names``.
     init?(_ name: String) {
+        guard Flite.failure == nil else { return nil }
         let loaded: (UnsafeMutablePointer<cst_voice>, Int)? = Self.lock.withLock { _ in
             if !Self.initialised {
-                _ = flite_init()
+                _ = Flite.api.flite_init()
                 Self.initialised = true
             }
-            guard let v = Self.register(name), let probe = flite_text_to_wave("a", v) else { return nil }
-            defer { delete_wave(probe) }
+            guard let v = Self.register(name), let probe = Flite.api.flite_text_to_wave("a", v) else { return nil }
+            defer { Flite.api.delete_wave(probe) }
             return (v, Int(probe.pointee.sample_rate))
         }
         guard let loaded else { return nil }
@@ -49,13 +64,13 @@ final class FliteVoice: @unchecked Sendable {
     /// -1...1 at ``sampleRate``; empty when flite finds nothing to say.
     func synthesize(_ text: String, rate: Double) -> [Float] {
         Self.lock.withLock { _ -> [Float] in
-            feat_set_float(voice.pointee.features, "duration_stretch", Float(1 / rate))
+            Flite.api.feat_set_float(voice.pointee.features, "duration_stretch", Float(1 / rate))
             // The clustergen voices draw their excitation noise from the C library's rand():
             // the same seed for every text makes the same text sound the same (offline runs
             // give the same audio whatever was spoken before, and however the blocks fall).
             srand(1)
-            guard let wave = flite_text_to_wave(text, voice) else { return [] }
-            defer { delete_wave(wave) }
+            guard let wave = Flite.api.flite_text_to_wave(text, voice) else { return [] }
+            defer { Flite.api.delete_wave(wave) }
             let n = Int(wave.pointee.num_samples) * max(1, Int(wave.pointee.num_channels))
             guard n > 0, let samples = wave.pointee.samples else { return [] }
             return (0..<n).map { Float(samples[$0]) / 32768 }
@@ -79,15 +94,16 @@ enum FliteLexicon {
 
     /// The phones of `word` (lowercase letters and apostrophes), or nil when flite gives none.
     static func pronunciation(of word: String) -> [String]? {
-        FliteVoice.lock.withLock { _ -> [String]? in
-            if lexicon == nil { lexicon = cmu_lex_init() }
-            guard let lexicon, let list = lex_lookup(lexicon, word, nil, nil) else { return nil }
-            defer { delete_val(list) }
+        guard Flite.failure == nil else { return nil }
+        return FliteVoice.lock.withLock { _ -> [String]? in
+            if lexicon == nil { lexicon = Flite.api.cmu_lex_init() }
+            guard let lexicon, let list = Flite.api.lex_lookup(lexicon, word, nil, nil) else { return nil }
+            defer { Flite.api.delete_val(list) }
             var phones: [String] = []
             var v: UnsafePointer<cst_val>? = UnsafePointer(list)
             while let cell = v {
-                if let s = val_string(val_car(cell)) { phones.append(phone(String(cString: s))) }
-                v = val_cdr(cell)
+                if let s = Flite.api.val_string(Flite.api.val_car(cell)) { phones.append(phone(String(cString: s))) }
+                v = Flite.api.val_cdr(cell)
             }
             return phones.isEmpty ? nil : phones
         }

@@ -122,6 +122,10 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     public func open() throws(EngineError) {
         guard worker == nil else { return }
         guard let voice = FliteVoice(voiceName) else {
+            if let failure = Flite.failure {
+                throw EngineError(.model, "flite (libflite.so.1) cannot be loaded: \(failure)", parameter: "voice",
+                                  suggestion: "install Debian's flite")
+            }
             throw EngineError(.model, "flite has no voice \"\(voiceName)\" (voices: \(FliteVoice.names.joined(separator: ", ")), "
                               + "each Debian's libflite_cmu_us_NAME.so.1)",
                               parameter: "voice", suggestion: "install Debian's flite")
