@@ -1,4 +1,5 @@
 import AudioGraphCore
+import CDSPKernels
 import Foundation
 
 /// A long linear-phase low-pass FIR run by FFT convolution (overlap-save on FFTW), for one
@@ -200,11 +201,10 @@ final class FFTLowpass {
         // negative ones from the top. A real filter's response at -f is the conjugate of +f.
         // Down-sampling folds nothing back (the rest is stopband); up-sampling has nothing
         // above the input's Nyquist (the zero-stuffed input's images are filtered out).
-        let s = Self.complex(forward.output), p = Self.complex(backward.input), h = Self.complex(spectrum)
-        for k in 0..<bins { p[k] = Self.times(s[k], h[k]) }
-        let sTop = s + inSize, pTop = p + outSize
-        for k in 1..<max(1, bins) { pTop[-k] = Self.times(sTop[-k], SIMD2(h[k].x, -h[k].y)) }
-        (p + bins).update(repeating: .zero, count: outSize - 2 * bins + 1)
+        let s = forward.output, p = backward.input
+        ag_complex_multiply(s, spectrum, p, Int64(bins))
+        ag_complex_multiply_conjugate_reversed(s + 2 * inSize, spectrum, p + 2 * outSize, Int64(bins))
+        (Self.complex(p) + bins).update(repeating: .zero, count: outSize - 2 * bins + 1)
         backward.execute()
         // Outputs sit at outputHistory ..< outputSize: the first block's in the real parts,
         // the second's in the imaginary parts. They go to `ready` through the inverse's input,
@@ -236,11 +236,6 @@ final class FFTLowpass {
     @inline(__always)
     private static func complex(_ p: UnsafeMutablePointer<Float>) -> UnsafeMutablePointer<SIMD2<Float>> {
         UnsafeMutableRawPointer(p).assumingMemoryBound(to: SIMD2<Float>.self)
-    }
-
-    @inline(__always)
-    private static func times(_ a: SIMD2<Float>, _ b: SIMD2<Float>) -> SIMD2<Float> {
-        SIMD2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x)
     }
 
     /// `out` = a[0], b[0], a[1], b[1], ... for `count` (a multiple of 4) pairs, four at a time.

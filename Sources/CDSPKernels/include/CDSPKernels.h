@@ -25,3 +25,12 @@ void ag_s16_deinterleave(const int16_t *src, int64_t channels, float *left, floa
 
 /// The largest of 0 and `x[0..<n]` (finite values), four at a time with SSE.
 float ag_peak(const float *x, int64_t n);
+
+/// p[k] = s[k] · h[k] for k in 0..<n, complex numbers as (re, im) pairs, computed as
+/// (s.re·h.re − s.im·h.im, s.re·h.im + s.im·h.re) without fused multiply-adds: the same
+/// values as that expression one at a time, two at a time with SSE.
+void ag_complex_multiply(const float *s, const float *h, float *p, int64_t n);
+
+/// The same with h conjugated and the other two walked downwards: pTop[-k] = sTop[-k] ·
+/// conj(h[k]) for k in 1..<n (the negative frequencies of a real filter's product spectrum).
+void ag_complex_multiply_conjugate_reversed(const float *sTop, const float *h, float *pTop, int64_t n);
