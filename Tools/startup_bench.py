@@ -2,11 +2,12 @@
 """Ready at once, and how heavy: whole-process figures of `audiograph run graphs/dictation.json
 --source FILE --json` beside `pocketsphinx_continuous -infile FILE`, alternating, same run.
 
-  Tools/startup_bench.py BIN_DIR [--runs N] [--long FILE]
+  Tools/startup_bench.py BIN_DIR [--runs N] [--long FILE] [--speech FILE]
 
-For half a second of silence (made here): launch to `listening` (ours: the event; PocketSphinx's
-CLI prints nothing when ready, so its figure is its whole run, an upper bound), launch to the
-end, and peak memory split as Linux counts it: private (anonymous: heap and the like, this
+For half a second of silence (made here), and with --speech for a short utterance (a run with
+no speech never builds the search over the language model; one with speech does): launch to
+`listening` (ours: the event; PocketSphinx's CLI prints nothing when ready, so its figure is its
+whole run, an upper bound), launch to the end, and peak memory split as Linux counts it: private (anonymous: heap and the like, this
 process's alone) and file-backed (mapped pages of the binary, libraries and model files, which
 a second process running the same model shares). Peaks are sampled every 5 ms from
 /proc/PID/status (RssAnon, RssFile; VmHWM for the total). With --long, the same memory figures
@@ -51,6 +52,7 @@ def main():
     a.add_argument("bin")
     a.add_argument("--runs", type=int, default=5)
     a.add_argument("--long")
+    a.add_argument("--speech", help="a short utterance: the same start-up figures with speech to decode")
     o = a.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ours = [os.path.join(o.bin, "audiograph"), "run", os.path.join(root, "Graphs", "dictation.json"), "--json", "--source"]
@@ -79,6 +81,26 @@ def main():
         print()
         print(f"Listening {ps_end / our_ready:.1f}x sooner than PocketSphinx's CLI ends (its readiness is at most its end); "
               f"the end {ps_end / our_end:.2f}x its time.")
+        if o.speech:
+            # With speech the whole search is built and used: nothing of the load is skipped.
+            conv = os.path.join(tmp, "speech16k.wav")
+            subprocess.run(["sox", o.speech, "-r", "16000", "-c", "1", "-b", "16", conv], check=True)
+            rows = {"ours": [], "ps": []}
+            for _ in range(o.runs):
+                rows["ps"].append(run(CONT + [conv]))
+                rows["ours"].append(run(ours + [o.speech], '"listening"'))
+            print()
+            print(f"## The same on {os.path.basename(o.speech)} (speech), median of {o.runs} runs, alternating")
+            print()
+            print("| | launch to listening s | launch to end s | peak RSS MB | private MB | file-backed (shared) MB |")
+            print("|---|---|---|---|---|---|")
+            for name, key in [("pocketsphinx_continuous -infile (16 kHz mono copy)", "ps"), ("audiograph run graphs/dictation.json --source", "ours")]:
+                r = rows[key]
+                ready = "-" if key == "ps" else f"{med([x[0] for x in r]):.3f}"
+                print(f"| {name} | {ready} | {med([x[1] for x in r]):.3f} | {med([x[2]['VmHWM'] for x in r]):.1f} | "
+                      f"{med([x[2]['RssAnon'] for x in r]):.1f} | {med([x[2]['RssFile'] for x in r]):.1f} |")
+            print()
+            print(f"The end {med([x[1] for x in rows['ps']]) / med([x[1] for x in rows['ours']]):.2f}x PocketSphinx's CLI's time.")
         if o.long:
             print()
             print(f"## Peak memory on {os.path.basename(o.long)}")

@@ -45,9 +45,13 @@ final class PocketSphinxDecoder {
     /// `preview`: with a language model, also build a second search over the same model and
     /// acoustic front end with these (tighter) limits, for ``preview(_:count:)``.
     /// `preparedLater`: that search is built, and the decoder warmed up, by
-    /// ``prepareForSpeech()`` (else the caller warms it up when it wants).
+    /// ``prepareForSpeech()`` (else the caller warms it up when it wants). With
+    /// `searchLater` too, so is the language model's own search (the n-gram model is read
+    /// here, so a model that cannot be read still fails the load): a stream that ends with no
+    /// speech never builds it, and one with speech builds it as its first utterance opens or
+    /// while the decoder waits for audio, whichever comes first.
     init(hmm: String, dict: String, search: Search, limits: Limits, dropsSilence: Bool,
-         preview: Limits? = nil, preparedLater: Bool = false) throws(EngineError) {
+         preview: Limits? = nil, preparedLater: Bool = false, searchLater: Bool = false) throws(EngineError) {
         ag_ps_capture_log()
         self.dropsSilence = dropsSilence
         self.limits = limits
@@ -74,9 +78,12 @@ final class PocketSphinxDecoder {
         ag_ps_capture_log()
         var fatal: Int32 = 0, lmFailed: Int32 = 0
         var lmLogmath: OpaquePointer?
+        var deferred: OpaquePointer?
         let made: OpaquePointer?
         if case .languageModel(let lm) = search {
-            made = ag_ps_init_lm_guarded(cfg, lm, &fatal, &lmFailed, &lmLogmath)
+            made = preparedLater && searchLater
+                ? ag_ps_init_lm_guarded(cfg, lm, &fatal, &lmFailed, &lmLogmath, &deferred)
+                : ag_ps_init_lm_guarded(cfg, lm, &fatal, &lmFailed, &lmLogmath, nil)
         } else {
             made = ag_ps_init_guarded(cfg, &fatal)
         }
@@ -96,6 +103,7 @@ final class PocketSphinxDecoder {
             throw error
         }
         languageModelLogmath = lmLogmath
+        pendingLanguageModel = deferred
         config = cfg
         decoder = ps
         logmath = ps_get_logmath(ps)
@@ -114,6 +122,12 @@ final class PocketSphinxDecoder {
     private let limits: Limits
     /// Whether ``prepareForSpeech()`` has work to do (a decoder made `preparedLater`).
     private(set) var awaitsPreparation: Bool
+    /// The n-gram model read and not yet searched (a decoder made `searchLater`).
+    private var pendingLanguageModel: OpaquePointer?
+    /// Why the deferred search could not be built; the decoder decodes nothing then.
+    private(set) var searchFailure: EngineError?
+    /// PocketSphinx met a fatal error building it: the decoder is not to be freed.
+    private var brokenByFatalError = false
     /// The preview search's limits while it waits to be built.
     private var pendingPreview: Limits?
 
@@ -125,6 +139,18 @@ final class PocketSphinxDecoder {
     func prepareForSpeech() {
         guard awaitsPreparation else { return }
         awaitsPreparation = false
+        if let model = pendingLanguageModel {
+            pendingLanguageModel = nil
+            var fatal: Int32 = 0
+            ag_ps_capture_log()
+            guard ag_ps_set_lm_guarded(decoder, model, &fatal) != 0 else {
+                brokenByFatalError = fatal != 0
+                let reason = Self.lastError()
+                searchFailure = EngineError(.model, reason.isEmpty ? "PocketSphinx could not build the search over the language model" : reason,
+                                            parameter: "lm")
+                return
+            }
+        }
         if let preview = pendingPreview {
             pendingPreview = nil
             hasPreview = Self.addPreviewSearch(decoder, config, preview, restoring: limits)
@@ -167,7 +193,10 @@ final class PocketSphinxDecoder {
     private let languageModelLogmath: OpaquePointer?
 
     deinit {
+        // After a fatal error PocketSphinx's state is not to be trusted: leaked, as a failed load's is.
+        guard !brokenByFatalError else { return }
         ag_cmn_meter_free(meter)
+        if let pendingLanguageModel { _ = ngram_model_free(pendingLanguageModel) }
         ps_free(decoder)
         if let languageModelLogmath { logmath_free(languageModelLogmath) }
         cmd_ln_free_r(config)
@@ -217,7 +246,7 @@ final class PocketSphinxDecoder {
     func startOver() {
         if phase == .previewing || phase == .decoding { _ = ps_end_utt(decoder) }
         phase = .idle
-        _ = ps_set_search(decoder, Self.mainSearch)
+        if pendingLanguageModel == nil && searchFailure == nil { _ = ps_set_search(decoder, Self.mainSearch) }
         ps_start_stream(decoder)
         if var mean = loadedMean { ag_cmn_restore(decoder, &mean) }
         if let meter { ag_cmn_meter_restart(meter) }

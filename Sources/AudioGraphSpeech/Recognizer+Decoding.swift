@@ -55,6 +55,12 @@ extension Recognizer {
         }, onIdle: {
             decoder.prepareForSpeech()  // while waiting for audio (else its first utterance does it)
         }) {
+            if let failure = decoder.searchFailure {
+                stage.release(index)
+                fail(failure, stage)
+                while let (index, _) = stage.next() { stage.release(index) }
+                return
+            }
             if !stage.isCancelled {
                 // Words from code join before the first utterance or between two.
                 if !utterances.open { addPendingVocabulary(decoder, stage, at: block.time) }
@@ -73,5 +79,6 @@ extension Recognizer {
             if utterances.awaitsOnset && listener == nil { stage.reachedIdle(after: end) } else { stage.reached(end) }
         }
         if !finishedEarly { utterances.finish() }
+        if let failure = decoder.searchFailure { fail(failure, stage) }
     }
 }

@@ -9,9 +9,11 @@ import Foundation
 /// the dictionary's 134k words) then runs on a thread of its own while the graph already
 /// runs: the session is listening at once and the audio waits in the recognizer's queue (16 s
 /// of it) until the decoder is ready. A load that fails there ends the run with its error
-/// (code `model`). The first words' preview search and the warm-up follow on the decoding
-/// thread, when it waits for audio or as the first utterance opens, whichever comes first: a
-/// stream that ends with no speech never waits for them. Grammars, key phrases and the
+/// (code `model`). The search over the n-gram model (once the model's cut dictionary has
+/// recorded its coverage: from the second load on), the first words' preview search and the
+/// warm-up follow on the decoding thread, when it waits for audio or as the first utterance
+/// opens, whichever comes first: a stream that ends with no speech never waits for them. A
+/// search that cannot be built then ends the run with its error, as a failed load does. Grammars, key phrases and the
 /// assistant's wake word load in `open`: they are small, and an assistant's first moments
 /// are spent on the wake word.
 extension Recognizer {
@@ -91,11 +93,17 @@ extension Recognizer {
             for w in loaded.warnings { stage.emit(.warning(node: nodeId, message: w), at: 0) }
             return loaded.decoder
         case .failure(let error):
-            loadFailure.withLock { $0 = error }
-            loadFailed.store(true, ordering: .releasing)
-            stage.cancel()  // a render thread waiting for queue space stops waiting
+            fail(error, stage)
             return nil
         }
+    }
+
+    /// Decoding thread: ends the run with `error` (a load that failed, or the search over the
+    /// language model that could not be built when speech came).
+    func fail(_ error: EngineError, _ stage: LaggingStage) {
+        loadFailure.withLock { $0 = error }
+        loadFailed.store(true, ordering: .releasing)
+        stage.cancel()  // a render thread waiting for queue space stops waiting
     }
 
     /// PocketSphinx's load (any thread): the decoder, its grammar automaton and the load's
@@ -109,9 +117,12 @@ extension Recognizer {
               preparingLater: Bool = false) throws(EngineError) -> LoadedDecoders.Entry {
         var warnings = warnings
         do throws(EngineError) {
+            // With the model's coverage known (recorded in its cut), the search over it waits for
+            // speech too; counting the coverage needs the search.
             let d = try PocketSphinxDecoder(hmm: hmm, dict: dictionary, search: search, limits: limits,
                                             dropsSilence: finalPass == .utterance,
-                                            preview: previewLimits, preparedLater: preparingLater)
+                                            preview: previewLimits, preparedLater: preparingLater,
+                                            searchLater: preparingLater && known != nil)
             if let vocabulary, search.isLanguageModel, !vocabulary.phrases.isEmpty { try d.addVocabularyModel(vocabulary) }
             if case .keyphrase(let phrase, _) = search, let word = d.firstUnknownWord(in: phrase) {
                 throw EngineError(.model, "\"\(word)\" is not in the dictionary \(dict)",

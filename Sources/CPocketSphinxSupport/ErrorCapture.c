@@ -104,7 +104,7 @@ static void set_lm_search(void *arg) {
 }
 
 struct ps_decoder_s *ag_ps_init_lm_guarded(struct cmd_ln_s *config, const char *lm, int *fatal, int *lm_failed,
-                                           struct logmath_s **lmath) {
+                                           struct logmath_s **lmath, struct ngram_model_s **deferred) {
     struct lm_read r = {.config = config, .path = lm};
     pthread_t reader;
     int threaded = pthread_create(&reader, NULL, read_lm, &r) == 0;
@@ -121,6 +121,11 @@ struct ps_decoder_s *ag_ps_init_lm_guarded(struct cmd_ln_s *config, const char *
         if (*lm_failed) memcpy(last_error, r.error, sizeof last_error);
         return NULL;
     }
+    if (deferred != NULL) {
+        *deferred = r.model;
+        *lmath = r.lmath;
+        return decoder;
+    }
     struct set_lm s = {.decoder = decoder, .model = r.model};
     *fatal = run_guarded(set_lm_search, &s);
     ngram_model_free(r.model);  // the search holds it
@@ -132,6 +137,14 @@ struct ps_decoder_s *ag_ps_init_lm_guarded(struct cmd_ln_s *config, const char *
     }
     *lmath = r.lmath;
     return decoder;
+}
+
+int ag_ps_set_lm_guarded(struct ps_decoder_s *decoder, struct ngram_model_s *model, int *fatal) {
+    struct set_lm s = {.decoder = decoder, .model = model};
+    last_error[0] = 0;
+    *fatal = run_guarded(set_lm_search, &s);
+    ngram_model_free(model);  // the search holds it
+    return !*fatal && s.ok;
 }
 
 void ag_release_free_memory(void) { malloc_trim(0); }

@@ -59,6 +59,26 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("b.vtt").path))
     }
 
+    /// A worker's decoder that met only silence never built its search over the language
+    /// model (a stream with no speech does not wait for it); the next file builds it and
+    /// hears what `run` hears.
+    @Test(.flite) func aFileAfterSilenceHearsWhatRunHears() throws {
+        let spoken = try #require(Flite.speech("find japanese restaurants nearby"))
+        let folder = CLI.tempDir().appendingPathComponent("silence-first")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try WAVFixture.write(folder.appendingPathComponent("a-silence.wav"), rate: 16000, channels: 1, bits: 16,
+                             samples: [Int32](repeating: 0, count: 16000))
+        try FileManager.default.copyItem(at: spoken, to: folder.appendingPathComponent("b-speech.wav"))
+        // Once, so the dictionary's cut (which records the model's coverage) is made.
+        let run = try CLI.run(["run", "graphs/transcribe.json", "--source", spoken.path, "--json"])
+        let out = CLI.tempDir().appendingPathComponent("silence-first-out")
+        let r = try CLI.run(["batch", "graphs/transcribe.json", folder.path, "--output", out.path, "--jobs", "1"])
+        #expect(r.status == 0 && r.stderr.contains("2 inputs: 2 transcribed"), "\(r.stderr)")
+        let silent = try String(contentsOf: out.appendingPathComponent("a-silence.jsonl"), encoding: .utf8)
+        let speech = try String(contentsOf: out.appendingPathComponent("b-speech.jsonl"), encoding: .utf8)
+        #expect(!silent.contains("\"final\"") && speech == run.stdout && speech.contains("japanese restaurants"), "\(speech)")
+    }
+
     @Test(.flite) func aFailedInputIsReportedAndTheOthersAreDone() throws {
         let folder = CLI.tempDir().appendingPathComponent("batch-bad")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -33,9 +33,16 @@ struct ps_decoder_s *ag_ps_init_guarded(struct cmd_ln_s *config, int *fatal);
 /// The model keeps using that table without owning it: `*lmath` is to be freed
 /// (`logmath_free`) after the decoder. NULL on failure, with `*lm_failed` set when the
 /// error `ag_ps_last_error` reports is the n-gram model's (the decoder's own comes first
-/// when both fail).
+/// when both fail). With `deferred`, the search is not built: the model read is left in
+/// `*deferred` for `ag_ps_set_lm_guarded`, and the decoder has no search until then.
 struct ps_decoder_s *ag_ps_init_lm_guarded(struct cmd_ln_s *config, const char *lm, int *fatal, int *lm_failed,
-                                           struct logmath_s **lmath);
+                                           struct logmath_s **lmath, struct ngram_model_s **deferred);
+
+/// Builds the search "_default" over `model` (from `ag_ps_init_lm_guarded`'s `deferred`) and
+/// selects it, as `-lm` would; the search holds the model, whose reference this takes either
+/// way. 1 on success; 0 on failure (`ag_ps_last_error` says why), with `*fatal` set when
+/// PocketSphinx met a fatal error (the decoder is then not to be used or freed).
+int ag_ps_set_lm_guarded(struct ps_decoder_s *decoder, struct ngram_model_s *model, int *fatal);
 
 /// Hands memory freed into malloc's arenas back to the system (PocketSphinx allocates and
 /// frees per-utterance lattices and tables on the decoding thread).
