@@ -29,8 +29,7 @@ let package = Package(
         /// meter, a cut vocabulary), in C; compiled against CPocketSphinx's pkg-config flags.
         .target(name: "CPocketSphinxSupport", dependencies: ["CPocketSphinx"]),
         /// SIMD inner loops with run-time CPU dispatch (AVX2+FMA or SSE). No unsafe flags in
-        /// any library target: SwiftPM refuses them in the products of a package other
-        /// packages depend on by version.
+        /// any target: SwiftPM refuses them in a package other packages depend on by version.
         .target(name: "CDSPKernels"),
         /// Counts heap allocations made while a thread-local flag is set (bench only).
         .target(name: "CAllocCounter"),
@@ -49,15 +48,7 @@ let package = Package(
         .target(name: "AudioGraphTestSupport", dependencies: ["AudioGraphCore"]),
 
         // MARK: Executables
-        /// The command line's release binary packs its relative relocations (DT_RELR, glibc
-        /// 2.36 and later; lld ships with the Swift toolchain): 1.8 MB of relocation records
-        /// become 33 KB and every run's memory falls by 1.4-1.8 MB (README, start-up rows).
-        /// Unsafe flags are refused only in the products a dependant uses: this target is in
-        /// none of the library's (Tools/embed-check builds one by version).
-        .executableTarget(
-            name: "audiograph", dependencies: ["AudioGraph", "AudioGraphPulse"],
-            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
-                                          .when(platforms: [.linux], configuration: .release))]),
+        .executableTarget(name: "audiograph", dependencies: ["AudioGraph", "AudioGraphPulse"]),
         .executableTarget(name: "audiograph-example", dependencies: ["AudioGraph"]),
         .executableTarget(name: "audiograph-assistant", dependencies: ["AudioGraph"]),
         .executableTarget(name: "audiograph-bench", dependencies: ["AudioGraph", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphTestSupport", "CAllocCounter"]),
