@@ -15,8 +15,7 @@ enum DotCommand: Command {
         and a comment says why; --open makes that an error instead.
 
         OPTIONS:
-          --source [NODE=]FILE    Replace the live input (or NODE) with a file source.
-          --set NODE.PARAM=VALUE  Override a parameter (repeatable).
+        \(GraphLoading.editOptionsHelp)
           --no-formats            Do not open inputs; edges carry no format labels.
           --open                  Require the devices and input files to open (exit 1 if not).
           -h, --help              Show this help.
@@ -24,11 +23,8 @@ enum DotCommand: Command {
 
     static func run(_ arguments: [String]) throws -> Int32 {
         var args = Arguments(arguments)
-        let sources = try args.options("--source"), sets = try args.options("--set")
         let noFormats = args.flag("--no-formats"), mustOpen = args.flag("--open")
-        let path = try args.positional("graph file")
-        try args.finish(name)
-        let graph = try GraphLoading.load(path, sources: sources, sets: sets)
+        let (_, graph) = try GraphLoading.load(from: &args, command: name)
         if noFormats {
             print(GraphDot.render(graph))
         } else {

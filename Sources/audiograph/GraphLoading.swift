@@ -21,6 +21,22 @@ enum GraphLoading {
         }
     }
 
+    /// The graph a one-graph command names (`validate`, `dot`, `tune`): `--source` and
+    /// `--set` edits, the graph file, nothing else left over. The command takes its own
+    /// options from `args` first. Returns the path as given and the validated graph.
+    static func load(from args: inout Arguments, command: String) throws -> (path: String, graph: ValidatedGraph) {
+        let sources = try args.options("--source"), sets = try args.options("--set")
+        let path = try args.positional("graph file")
+        try args.finish(command)
+        return (path, try load(path, sources: sources, sets: sets))
+    }
+
+    /// Help lines for the edits ``load(from:command:)`` takes.
+    static let editOptionsHelp = """
+          --source [NODE=]FILE    Replace the live input (or NODE) with a file source.
+          --set NODE.PARAM=VALUE  Override a parameter (repeatable).
+        """
+
     /// Whether a failure to open a node is one only the run itself can settle (a device, a
     /// sound server, an input file that is not here): `validate` and `dot` then show the
     /// graph with its formats decided at start. A damaged model is not such a failure.

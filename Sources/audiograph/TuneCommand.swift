@@ -14,24 +14,20 @@ enum TuneCommand: Command {
         keeps the fastest in the cache folder (fftw-wisdom in $AUDIOGRAPH_CACHE, else
         $XDG_CACHE_HOME/audiograph, else ~/.cache/audiograph). Every later run, of any
         graph, uses a kept plan where one fits: a 48 kHz stereo file converts to 16 kHz
-        mono in about two thirds of the time. Transform sizes follow the rates, so give the
+        mono in about 0.9x the time. Transform sizes follow the rates, so give the
         input the graph will see (--source a file at that rate). Takes up to a second per
         transform. Results change only by float rounding. Deleting the file undoes it.
 
         OPTIONS:
-          --source [NODE=]FILE    Replace the live input (or NODE) with a file source.
-          --set NODE.PARAM=VALUE  Override a parameter (repeatable).
+        \(GraphLoading.editOptionsHelp)
           --patient               Time more candidates (up to half a minute per transform).
           -h, --help              Show this help.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         var args = Arguments(arguments)
-        let sources = try args.options("--source"), sets = try args.options("--set")
         let patient = args.flag("--patient")
-        let path = try args.positional("graph file")
-        try args.finish(name)
-        let graph = try GraphLoading.load(path, sources: sources, sets: sets)
+        let (path, graph) = try GraphLoading.load(from: &args, command: name)
         let started = Date()
         let outcome = try FFTTuning.tune(graph, patient: patient)
         let seconds = Date().timeIntervalSince(started)

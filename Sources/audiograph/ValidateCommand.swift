@@ -17,19 +17,15 @@ enum ValidateCommand: Command {
         start, and it says so (exit 0).
 
         OPTIONS:
-          --source [NODE=]FILE    Replace the live input (or NODE) with a file source.
-          --set NODE.PARAM=VALUE  Override a parameter (repeatable).
+        \(GraphLoading.editOptionsHelp)
           --open                  Require the devices and input files to open (exit 1 if not).
           -h, --help              Show this help.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
         var args = Arguments(arguments)
-        let sources = try args.options("--source"), sets = try args.options("--set")
         let mustOpen = args.flag("--open")
-        let path = try args.positional("graph file")
-        try args.finish(name)
-        let graph = try GraphLoading.load(path, sources: sources, sets: sets)
+        let (path, graph) = try GraphLoading.load(from: &args, command: name)
         let negotiated: NegotiatedGraph
         do {
             negotiated = try NegotiatedGraph(graph)
