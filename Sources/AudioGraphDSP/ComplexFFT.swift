@@ -1,4 +1,5 @@
 import CFFTW
+import Glibc
 
 /// A complex FFT of one fixed size and direction on FFTW, planned once, out of place.
 ///
@@ -32,7 +33,8 @@ final class ComplexFFT {
                 return nil
             }
             // After planning: a measured plan is timed on these very buffers.
-            for buffer in [i, o] { buffer.bindMemory(to: Float.self, capacity: 2 * size).initialize(repeating: 0, count: 2 * size) }
+            memset(i, 0, MemoryLayout<Float>.stride * 2 * size)
+            memset(o, 0, MemoryLayout<Float>.stride * 2 * size)
             return (p, i, o)
         }
         guard let (p, i, o) = made else { return nil }

@@ -7,7 +7,7 @@ import Foundation
 /// Plans are estimated by default (`FFTW_ESTIMATE`: nothing is timed at set-up). Measured
 /// plans run the same transforms faster (the long ones of the resampler's low-pass take
 /// 0.6x the time), but measuring takes up to a second a size, so it is done once:
-/// `audiograph tune` (or ``measureNewPlans(patient:)`` then ``save()``) prepares a graph
+/// `audiograph tune` (or ``newPlans`` set to measure, then ``save()``) prepares a graph
 /// with measured plans and keeps them as FFTW wisdom in the cache folder. Every process
 /// imports that file, and the system's (`/etc/fftw/wisdomf`, which Debian's `fftwf-wisdom`
 /// writes), before its first plan; FFTW then uses a kept plan wherever one matches the
@@ -34,12 +34,13 @@ public enum FFTPlans {
     /// The kept plans' file: `fftw-wisdom` in the cache folder (``CacheFolder``).
     public static var path: String? { CacheFolder.path.map { $0 + "/fftw-wisdom" } }
 
-    /// Makes every plan this process makes from now on measured (or patient) unless one is
-    /// kept; ``save()`` then keeps them for later processes.
-    public static func measureNewPlans(patient: Bool = false) {
-        RealFFT.planner.withLock {
-            rigor = patient ? .patient : .measure
-        }
+    /// How the plans this process makes from now on are found, unless one is kept
+    /// (``Rigor/estimate`` at start); ``save()`` keeps measured ones for later processes.
+    /// Process-wide, like FFTW's planner: an engine prepared on another thread meanwhile
+    /// measures its plans too.
+    public static var newPlans: Rigor {
+        get { RealFFT.planner.withLock { rigor } }
+        set { RealFFT.planner.withLock { rigor = newValue } }
     }
 
     /// Transforms planned with ``Rigor/measure`` or ``Rigor/patient`` so far in this

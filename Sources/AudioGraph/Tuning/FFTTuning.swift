@@ -19,18 +19,18 @@ public enum FFTTuning {
         public let path: String
     }
 
-    /// Prepares `graph` (without running it) with measured plans and keeps them. Throws what
-    /// preparing the graph throws (a file or device that cannot be opened), or `EngineError`
-    /// when the cache folder cannot be written.
+    /// Prepares `graph` (without running it) with measured plans and keeps them; plans made
+    /// afterwards in this process are estimated again. Throws what preparing the graph throws
+    /// (a file or device that cannot be opened), or `EngineError` when the cache folder cannot
+    /// be written.
     public static func tune(_ graph: ValidatedGraph, patient: Bool = false) throws -> Outcome {
-        FFTPlans.measureNewPlans(patient: patient)
+        let previous = FFTPlans.newPlans
+        FFTPlans.newPlans = patient ? .patient : .measure
+        defer { FFTPlans.newPlans = previous }
         let before = FFTPlans.measuredCount
         let engine = AudioEngine(graph: graph)
         try engine.prepare()
         let path = try FFTPlans.save()
         return Outcome(measured: FFTPlans.measuredCount - before, path: path)
     }
-
-    /// The file the measured plans are kept in (nil without a cache folder).
-    public static var path: String? { FFTPlans.path }
 }
