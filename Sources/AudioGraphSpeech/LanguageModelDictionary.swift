@@ -21,11 +21,8 @@ enum LanguageModelDictionary {
         var examples: [String]
     }
 
-    /// The cache folder (``CacheFolder``).
-    static var folder: String? { CacheFolder.path }
-
     /// The cut for `dict` and `lm`, if made before, and the model's coverage it records.
-    static func cached(dict: String, lm: String, in folder: String? = folder) -> (path: String, coverage: Coverage)? {
+    static func cached(dict: String, lm: String, in folder: String? = CacheFolder.path) -> (path: String, coverage: Coverage)? {
         guard let path = path(dict: dict, lm: lm, in: folder), let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         // Whole only with its last line (a cut is renamed into place whole; this guards the rest).
@@ -44,7 +41,7 @@ enum LanguageModelDictionary {
     }
 
     /// Makes the cut of `dict` to `words` (the model's), recording `coverage`. Any thread.
-    static func store(dict: String, lm: String, words: Set<String>, coverage: Coverage, in folder: String? = folder) {
+    static func store(dict: String, lm: String, words: Set<String>, coverage: Coverage, in folder: String? = CacheFolder.path) {
         guard let path = path(dict: dict, lm: lm, in: folder), let folder,
               (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil,
               let data = FileManager.default.contents(atPath: dict) else { return }
@@ -67,7 +64,7 @@ enum LanguageModelDictionary {
     static let endLine = Data(";; audiograph end\n".utf8)
 
     /// Where the cut of `dict` to `lm` is kept.
-    static func path(dict: String, lm: String, in folder: String? = folder) -> String? {
+    static func path(dict: String, lm: String, in folder: String? = CacheFolder.path) -> String? {
         guard let folder else { return nil }
         guard let d = FileStamp.of(dict), let l = FileStamp.of(lm) else { return nil }
         let name = ((dict as NSString).lastPathComponent as NSString).deletingPathExtension

@@ -28,7 +28,7 @@ public enum SpeechModel {
     /// `check`, returning the model's phones. Files that passed before and have not changed
     /// since are not read again (``CheckedModels``).
     static func checked(hmm: String, dict: String,
-                        records: String? = LanguageModelDictionary.folder) throws(EngineError) -> [String] {
+                        records: String? = CacheFolder.path) throws(EngineError) -> [String] {
         if let phones = CheckedModels.phones(hmm: hmm, dict: dict, in: records) { return phones }
         let model: ModelDefinition
         do {

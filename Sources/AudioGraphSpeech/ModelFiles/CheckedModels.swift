@@ -1,7 +1,8 @@
+import AudioGraphCore
 import Foundation
 
-/// Model files that passed ``SpeechModel``'s checks, remembered in the cache folder (the
-/// one ``LanguageModelDictionary`` uses) by each file's ``FileStamp``. A later load of the
+/// Model files that passed ``SpeechModel``'s checks, remembered in the cache folder
+/// (`CacheFolder`) by each file's ``FileStamp``. A later load of the
 /// same unchanged files skips the checks, which read the whole acoustic model definition
 /// and all 134k lines of Debian's dictionary (`Tools/bench model`); an edited, replaced or
 /// removed file changes its stamp and is checked again.
@@ -16,7 +17,7 @@ enum CheckedModels {
     }
 
     /// The phones recorded when these files passed, if they have not changed since.
-    static func phones(hmm: String, dict: String, in folder: String? = LanguageModelDictionary.folder) -> [String]? {
+    static func phones(hmm: String, dict: String, in folder: String? = CacheFolder.path) -> [String]? {
         guard let (path, stamps) = record(hmm: hmm, dict: dict, in: folder),
               let data = FileManager.default.contents(atPath: path) else { return nil }
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
@@ -27,7 +28,7 @@ enum CheckedModels {
     }
 
     /// Records that these files passed, with the model's phones. Any thread.
-    static func remember(hmm: String, dict: String, phones: [String], in folder: String? = LanguageModelDictionary.folder) {
+    static func remember(hmm: String, dict: String, phones: [String], in folder: String? = CacheFolder.path) {
         guard let (path, stamps) = record(hmm: hmm, dict: dict, in: folder), let folder,
               (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
         else { return }
