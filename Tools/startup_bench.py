@@ -47,6 +47,27 @@ def run(cmd, marker=None):
     return ready, end, {k: v / 1024 for k, v in peak.items()}
 
 
+def compare(title, ps_cmd, our_cmd, runs, ps_name):
+    """Runs PocketSphinx's CLI and ours alternately; prints their table; returns the medians
+    (ours to listening, ours to the end, PocketSphinx's end)."""
+    rows = {"ours": [], "ps": []}
+    for _ in range(runs):
+        rows["ps"].append(run(ps_cmd))
+        rows["ours"].append(run(our_cmd, '"listening"'))
+    med = statistics.median
+    print(f"## {title}, median of {runs} runs, alternating")
+    print()
+    print("| | launch to listening s | launch to end s | peak RSS MB | private MB | file-backed (shared) MB |")
+    print("|---|---|---|---|---|---|")
+    for name, key in [(ps_name, "ps"), ("audiograph run graphs/dictation.json --source", "ours")]:
+        r = rows[key]
+        ready = "-" if key == "ps" else f"{med([x[0] for x in r]):.3f}"
+        print(f"| {name} | {ready} | {med([x[1] for x in r]):.3f} | {med([x[2]['VmHWM'] for x in r]):.1f} | "
+              f"{med([x[2]['RssAnon'] for x in r]):.1f} | {med([x[2]['RssFile'] for x in r]):.1f} |")
+    print()
+    return (med([x[0] for x in rows["ours"]]), med([x[1] for x in rows["ours"]]), med([x[1] for x in rows["ps"]]))
+
+
 def main():
     a = argparse.ArgumentParser()
     a.add_argument("bin")
@@ -61,46 +82,18 @@ def main():
         w = wave.open(short, "wb")
         w.setnchannels(1); w.setsampwidth(2); w.setframerate(16000); w.writeframes(b"\0\0" * 8000); w.close()
         run(ours + [short], '"listening"')  # the first run cuts the dictionary to the model (then kept)
-        rows = {"ours": [], "ps": []}
-        for _ in range(o.runs):
-            rows["ps"].append(run(CONT + [short]))
-            rows["ours"].append(run(ours + [short], '"listening"'))
-        med = lambda xs: statistics.median(xs)
-        ps_end = med([r[1] for r in rows["ps"]])
-        our_ready = med([r[0] for r in rows["ours"]])
-        our_end = med([r[1] for r in rows["ours"]])
-        print(f"## Start-up, half a second of silence, median of {o.runs} runs, alternating")
-        print()
-        print("| | launch to listening s | launch to end s | peak RSS MB | private MB | file-backed (shared) MB |")
-        print("|---|---|---|---|---|---|")
-        for name, key in [("pocketsphinx_continuous -infile", "ps"), ("audiograph run graphs/dictation.json --source", "ours")]:
-            r = rows[key]
-            ready = "-" if key == "ps" else f"{our_ready:.3f}"
-            print(f"| {name} | {ready} | {med([x[1] for x in r]):.3f} | {med([x[2]['VmHWM'] for x in r]):.1f} | "
-                  f"{med([x[2]['RssAnon'] for x in r]):.1f} | {med([x[2]['RssFile'] for x in r]):.1f} |")
-        print()
+        our_ready, our_end, ps_end = compare("Start-up, half a second of silence", CONT + [short], ours + [short],
+                                             o.runs, "pocketsphinx_continuous -infile")
         print(f"Listening {ps_end / our_ready:.1f}x sooner than PocketSphinx's CLI ends (its readiness is at most its end); "
               f"the end {ps_end / our_end:.2f}x its time.")
         if o.speech:
             # With speech the whole search is built and used: nothing of the load is skipped.
             conv = os.path.join(tmp, "speech16k.wav")
             subprocess.run(["sox", o.speech, "-r", "16000", "-c", "1", "-b", "16", conv], check=True)
-            rows = {"ours": [], "ps": []}
-            for _ in range(o.runs):
-                rows["ps"].append(run(CONT + [conv]))
-                rows["ours"].append(run(ours + [o.speech], '"listening"'))
             print()
-            print(f"## The same on {os.path.basename(o.speech)} (speech), median of {o.runs} runs, alternating")
-            print()
-            print("| | launch to listening s | launch to end s | peak RSS MB | private MB | file-backed (shared) MB |")
-            print("|---|---|---|---|---|---|")
-            for name, key in [("pocketsphinx_continuous -infile (16 kHz mono copy)", "ps"), ("audiograph run graphs/dictation.json --source", "ours")]:
-                r = rows[key]
-                ready = "-" if key == "ps" else f"{med([x[0] for x in r]):.3f}"
-                print(f"| {name} | {ready} | {med([x[1] for x in r]):.3f} | {med([x[2]['VmHWM'] for x in r]):.1f} | "
-                      f"{med([x[2]['RssAnon'] for x in r]):.1f} | {med([x[2]['RssFile'] for x in r]):.1f} |")
-            print()
-            print(f"The end {med([x[1] for x in rows['ps']]) / med([x[1] for x in rows['ours']]):.2f}x PocketSphinx's CLI's time.")
+            _, our_end, ps_end = compare(f"The same on {os.path.basename(o.speech)} (speech)", CONT + [conv],
+                                         ours + [o.speech], o.runs, "pocketsphinx_continuous -infile (16 kHz mono copy)")
+            print(f"The end {ps_end / our_end:.2f}x PocketSphinx's CLI's time.")
         if o.long:
             print()
             print(f"## Peak memory on {os.path.basename(o.long)}")
