@@ -13,9 +13,9 @@ import Foundation
 /// recorded its coverage: from the second load on), the first words' preview search and the
 /// warm-up follow on the decoding thread, when it waits for audio or as the first utterance
 /// opens, whichever comes first: a stream that ends with no speech never waits for them. A
-/// search that cannot be built then ends the run with its error, as a failed load does. Grammars, key phrases and the
-/// assistant's wake word load in `open`: they are small, and an assistant's first moments
-/// are spent on the wake word.
+/// search that cannot be built then ends the run with its error, as a failed load does.
+/// Grammars, key phrases and the assistant's wake word load in `open`: they are small, and an
+/// assistant's first moments are spent on the wake word.
 extension Recognizer {
     /// Checks the model files and starts loading the decoder (see above).
     public func open() throws(EngineError) {

@@ -8,7 +8,7 @@ import Testing
 @Suite struct SignalTests {
     static let stopping: [Int32] = [SIGTERM, SIGHUP, SIGINT]
 
-    @Test(.flite, .enabled(if: Flite.isAvailable, "flite is not installed"), arguments: stopping)
+    @Test(.flite, arguments: stopping)
     func aSignalMidUtteranceStillDeliversItsFinal(_ signal: Int32) throws {
         let speech = try #require(Flite.speech("go forward ten meters find japanese restaurants nearby"))
         // Six seconds of silence after the words, so the signal comes while the input still

@@ -70,6 +70,14 @@ import Testing
         #expect(r.status == 1 && r.stderrLines.count == 1 && r.stderr.contains("/proc/no/such/folder"), "\(r.stderr)")
     }
 
+    @Test func anInputThatCannotBeOpenedIsOneLine() throws {
+        let (dir, graph, _) = try fixture()
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("in.wav"))
+        let r = try CLI.run(["tune", graph.path], environment: ["AUDIOGRAPH_CACHE": dir.appendingPathComponent("cache").path])
+        #expect(r.status == 1 && r.stderrLines.count == 1 && r.stderr.contains("in.wav") && r.stderr.contains("src"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("cache/fftw-wisdom").path))
+    }
+
     @Test func aGraphWithoutTransformsHasNothingToTune() throws {
         let (dir, graph, _) = try fixture(resample: false)
         let r = try CLI.run(["tune", graph.path], environment: ["AUDIOGRAPH_CACHE": dir.appendingPathComponent("cache").path])
