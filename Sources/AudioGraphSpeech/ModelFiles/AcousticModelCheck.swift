@@ -13,7 +13,11 @@ enum AcousticModelCheck {
 
     /// The model's definition (its phones, for checking dictionaries).
     static func check(_ directory: String) throws(ModelFileProblem) -> ModelDefinition {
-        func file(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
+        func file(_ name: String) -> String {
+            // A file read here but missing from the list would be trusted from a record made before it changed.
+            assert(fileNames.contains(name), "\(name) is read by the check but not in fileNames")
+            return (directory as NSString).appendingPathComponent(name)
+        }
         func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: file(name)) }
 
         let definition = try ModelDefinition(file("mdef"))
