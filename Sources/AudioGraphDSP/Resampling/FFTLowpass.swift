@@ -105,8 +105,7 @@ final class FFTLowpass {
         self.design = design
         let n = design.length, size = design.size, delay = design.delay
         guard let f = ComplexFFT(size: design.inputSize, inverse: false),
-              let b = ComplexFFT(size: design.outputSize, inverse: true),
-              let full = RealFFT(size: size)  // the filter's own spectrum, once
+              let b = ComplexFFT(size: design.outputSize, inverse: true)
         else { return nil }
         forward = f
         backward = b
@@ -122,10 +121,7 @@ final class FFTLowpass {
             kaiserSinc(Double(j - delay), halfWidth: Double(delay + 1), cutoff: fc, beta: beta, i0beta: i0)
         }
         let sum = h.reduce(0, +)
-        full.input.update(repeating: 0, count: size)
-        for j in 0..<n { full.input[j] = Float(h[j] / sum * Double(design.up) / Double(size)) }
-        full.transform()
-        spectrum.update(from: full.output, count: 2 * bins)
+        linearPhaseSpectrum(h, scale: Double(design.up) / Double(size) / sum, size: size, bins: bins, into: spectrum)
         reset()
     }
 
