@@ -42,16 +42,17 @@ extension AudioEngine {
         slot.tap = tap
         lock.withLock { $0.taps.append(tap) }
         tapCount.add(1, ordering: .relaxed)
-        slot.set(.active)
+        point.activate(slot)
         return tap
     }
 
     /// Removes a tap; buffers already taken from the audio path are still delivered.
     public func removeTap(_ tap: Tap) {
         guard let step = plan?.stepById[tap.node] else { return }
-        for slot in step.taps[tap.bus].slots where slot.tap === tap {
+        let point = step.taps[tap.bus]
+        for slot in point.slots where slot.tap === tap {
             tap.queue.abandoned.store(true, ordering: .relaxed)
-            slot.set(.removed)
+            point.remove(slot)
         }
     }
 

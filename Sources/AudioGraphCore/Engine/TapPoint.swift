@@ -1,8 +1,8 @@
 import Synchronization
 
-/// The tap slots of one output bus. The render thread checks one atomic per slot per
-/// block; a slot's tap is stored before the slot is marked active (release ordering), so
-/// installing and removing taps is safe while the engine runs.
+/// The tap slots of one output bus. The render thread checks one atomic per bus per block,
+/// and one per slot when a tap is active; a slot's tap is stored before the slot is marked
+/// active (release ordering), so installing and removing taps is safe while the engine runs.
 final class TapPoint: @unchecked Sendable {
     /// One place for a tap; a bus has ``TapPoint/slotCount`` of them.
     final class Slot: @unchecked Sendable {
@@ -32,6 +32,9 @@ final class TapPoint: @unchecked Sendable {
     let format: StreamFormat
     let maxFrames: Int
     let slots: [Slot]
+    /// Slots marked active: a bus with none is skipped without touching its slots (which
+    /// would retain each of them, every block).
+    private let activeSlots = Atomic<Int>(0)
 
     init(format: StreamFormat, maxFrames: Int) {
         self.format = format
@@ -39,9 +42,24 @@ final class TapPoint: @unchecked Sendable {
         slots = (0..<Self.slotCount).map { _ in Slot() }
     }
 
-    /// Copies `buffer` to every active tap. Render thread; real-time safe.
+    /// Marks `slot`, whose tap is set, active. Control thread.
+    func activate(_ slot: Slot) {
+        slot.set(.active)
+        activeSlots.add(1, ordering: .releasing)
+    }
+
+    /// Marks active `slot` removed. Control thread.
+    func remove(_ slot: Slot) {
+        guard slot.state == .active else { return }
+        slot.set(.removed)
+        activeSlots.subtract(1, ordering: .releasing)
+    }
+
+    /// Copies `buffer` to every active tap. Render thread; real-time safe. A tap activated
+    /// while a block renders may start with the next block.
     @inline(__always)
     func deliver(_ buffer: AudioBuffer) {
+        guard activeSlots.load(ordering: .acquiring) > 0 else { return }
         for slot in slots where slot.state == .active {
             slot.tap.unsafelyUnwrapped.queue.write(buffer)
         }
