@@ -19,7 +19,7 @@ import Testing
     /// Runs `input` through in `chunk`-frame calls, then empty calls until nothing comes:
     /// the output, and the most any one call gave beyond its bound (0 or less when within).
     static func run(_ design: FFTLowpass.Design, _ input: [Float], chunk: Int) throws -> (out: [Float], excess: Int, drains: Int) {
-        let filter = try #require(FFTLowpass(design))
+        let filter = try #require(FFTLowpass(design, spectrum: FFTLowpass.spectrum(design)))
         var out: [Float] = [], excess = Int.min, drains = 0
         var buffer = [Float](repeating: 0, count: design.maxOutput(inputFrames: chunk) + 1)
         var at = 0

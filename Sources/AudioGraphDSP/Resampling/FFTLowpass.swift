@@ -100,19 +100,10 @@ final class FFTLowpass {
     private var skip = 0            // output frames still to discard (the delay)
     private var flushed = false
 
-    /// Builds the filter (plans its FFTs). Not real-time.
-    init?(_ design: Design) {
-        self.design = design
+    /// The filter's spectrum for `design`, as ``init(_:spectrum:)`` takes it: worked out once
+    /// per design and shared by every channel. Not real-time.
+    static func spectrum(_ design: Design) -> [Float] {
         let n = design.length, size = design.size, delay = design.delay
-        guard let f = ComplexFFT(size: design.inputSize, inverse: false),
-              let b = ComplexFFT(size: design.outputSize, inverse: true)
-        else { return nil }
-        forward = f
-        backward = b
-        bins = min(design.inputSize, design.outputSize) / 2
-        spectrum = .allocate(capacity: 2 * bins)
-        window = .allocate(capacity: design.inputHistory + 2 * design.inputHop)
-        ready = FrameRing(channels: 1, capacity: design.readyCapacity)
         // Kaiser-windowed sinc, cut-off in the middle of the transition band, unity DC gain.
         let fc = (design.passband + design.stopband) / 2 / Double(design.rate)
         let beta = kaiserBeta(attenuation: design.attenuation)
@@ -121,7 +112,29 @@ final class FFTLowpass {
             kaiserSinc(Double(j - delay), halfWidth: Double(delay + 1), cutoff: fc, beta: beta, i0beta: i0)
         }
         let sum = h.reduce(0, +)
-        linearPhaseSpectrum(h, scale: Double(design.up) / Double(size) / sum, size: size, bins: bins, into: spectrum)
+        let bins = min(design.inputSize, design.outputSize) / 2
+        return [Float](unsafeUninitializedCapacity: 2 * bins) { buffer, count in
+            linearPhaseSpectrum(h, scale: Double(design.up) / Double(size) / sum, size: size, bins: bins,
+                                into: buffer.baseAddress!)
+            count = 2 * bins
+        }
+    }
+
+    /// One channel's filter (plans its FFTs) with `spectrum` from ``spectrum(_:)`` for the
+    /// same design. Not real-time.
+    init?(_ design: Design, spectrum shared: [Float]) {
+        self.design = design
+        guard let f = ComplexFFT(size: design.inputSize, inverse: false),
+              let b = ComplexFFT(size: design.outputSize, inverse: true)
+        else { return nil }
+        forward = f
+        backward = b
+        bins = min(design.inputSize, design.outputSize) / 2
+        precondition(shared.count == 2 * bins, "a spectrum made for another design")
+        spectrum = .allocate(capacity: 2 * bins)
+        spectrum.initialize(from: shared, count: 2 * bins)
+        window = .allocate(capacity: design.inputHistory + 2 * design.inputHop)
+        ready = FrameRing(channels: 1, capacity: design.readyCapacity)
         reset()
     }
 

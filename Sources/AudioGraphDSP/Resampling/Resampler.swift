@@ -81,8 +81,11 @@ public final class Resampler: AudioNode {
         guard let direct, inputRate != rate else { return }
         let count = context.inputFormats[0].channelCount
         if let twoStage, method == .fft || !context.isLive {
-            // One low-pass (its FFT buffers) per channel, from the one design.
-            channels = (0..<count).compactMap { _ in TwoStageResampler(twoStage, maxInputFrames: context.maxFrames) }
+            // One low-pass (its FFT buffers) per channel, from the one design and its filters.
+            let filters = TwoStageResampler.Filters(twoStage)
+            channels = (0..<count).compactMap { _ in
+                TwoStageResampler(twoStage, filters: filters, maxInputFrames: context.maxFrames)
+            }
             if channels.count == count {
                 methodInUse = .fft
                 return

@@ -61,12 +61,26 @@ final class TwoStageResampler: ChannelResampler {
         return Design(lowpass: lowpass, second: second, inputRate: inputRate, outputRate: outputRate)
     }
 
-    /// One channel's stages (plans its FFTs); nil if FFTW cannot plan. Not real-time.
-    init?(_ design: Design, maxInputFrames: Int) {
-        guard let lowpass = FFTLowpass(design.lowpass) else { return nil }
+    /// What every channel's stages share, worked out once per design (as the direct method
+    /// shares one ``PolyphaseFilter``): the low-pass's spectrum and the second stage's
+    /// coefficient tables. Not real-time.
+    struct Filters {
+        let spectrum: [Float]
+        let second: PolyphaseFilter?
+
+        init(_ design: Design) {
+            spectrum = FFTLowpass.spectrum(design.lowpass)
+            second = design.second.map { PolyphaseFilter($0) }
+        }
+    }
+
+    /// One channel's stages over `filters` (made for `design`); plans its FFTs; nil if FFTW
+    /// cannot plan. Not real-time.
+    init?(_ design: Design, filters: Filters, maxInputFrames: Int) {
+        guard let lowpass = FFTLowpass(design.lowpass, spectrum: filters.spectrum) else { return nil }
         self.lowpass = lowpass
         let mid = design.lowpass.maxOutput(inputFrames: maxInputFrames)
-        second = design.second.map { PolyphaseResampler(filter: PolyphaseFilter($0), maxInputFrames: mid) }
+        second = filters.second.map { PolyphaseResampler(filter: $0, maxInputFrames: mid) }
         scratch = design.second == nil ? nil : .allocate(capacity: mid)
         inputRate = design.inputRate
         outputRate = design.outputRate
