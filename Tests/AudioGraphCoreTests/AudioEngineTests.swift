@@ -196,4 +196,24 @@ import Testing
         #expect(n > 0)
         #expect(r.allBuffers.count == n, "no buffers after removal")
     }
+
+    /// Taps come and go while the engine runs: one installed after the start receives, and
+    /// after it is removed, another on the same bus receives in its turn.
+    @Test func tapsInstalledWhileRunningReceive() async throws {
+        let engine = try AudioEngine(graph: Self.endless, registry: .core, options: .init(realtime: true))
+        try engine.prepare()
+        try engine.start()
+        try await Task.sleep(for: .milliseconds(50))
+        let first = Recorder()
+        let tap = try engine.installTap(onNode: "s", bufferSize: 480) { first.record($0) }
+        try await Task.sleep(for: .milliseconds(150))
+        engine.removeTap(tap)
+        let second = Recorder()
+        _ = try engine.installTap(onNode: "s", bufferSize: 480) { second.record($0) }
+        try await Task.sleep(for: .milliseconds(150))
+        engine.stop()
+        _ = await engine.ended()
+        #expect(first.allBuffers.count > 0, "a tap installed while running receives")
+        #expect(second.allBuffers.count > 0, "a tap installed after another was removed receives")
+    }
 }
