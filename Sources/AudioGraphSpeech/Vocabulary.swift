@@ -87,11 +87,14 @@ struct Vocabulary {
                     if e.phones != nil { skipped.append("\(e.place): \"\(w)\" is in the dictionary already; its pronunciation there is kept") }
                     continue
                 }
-                if let p = e.phones ?? found[w] ?? FliteLexicon.pronunciation(of: w), p.allSatisfy(phones.contains) {
+                let made = e.phones ?? found[w] ?? FliteLexicon.pronunciation(of: w)
+                if let p = made, p.allSatisfy(phones.contains) {
                     words.append(Word(spelling: w, phones: p))
                     added.insert(w)
                 } else {
-                    skipped.append("\(e.place): \"\(w)\" was left out: no pronunciation could be made for it")
+                    // flite makes the pronunciations the dictionaries lack; say so when it could not.
+                    let why = made == nil ? Flite.failure.map { "flite cannot be loaded to make its pronunciation (\($0))" } : nil
+                    skipped.append("\(e.place): \"\(w)\" was left out: \(why ?? "no pronunciation could be made for it")")
                 }
             }
         }

@@ -2,8 +2,10 @@ import AudioGraphTestSupport
 import Foundation
 import Testing
 
-/// flite is opened when a graph first speaks (it is not linked): a graph that speaks does,
-/// and one whose flite cannot be opened stops with one line naming the library and the node.
+/// flite is opened when a graph first speaks or a vocabulary word needs its pronunciation (it
+/// is not linked): a graph that speaks does, one whose flite cannot be opened stops with one
+/// line naming the library and the node, and a vocabulary word flite would have spelled is
+/// left out with a warning that says flite is why.
 @Suite struct FliteLoadingTests {
     private func speakingGraph() throws -> (graph: URL, output: URL) {
         let dir = CLI.tempDir()
@@ -31,5 +33,21 @@ import Testing
         let r = try CLI.run(["run", graph.path], environment: ["LD_LIBRARY_PATH": fake.path])
         #expect(r.status != 0 && r.stderrLines.count == 1, "\(r.stderr)")
         #expect(r.stderr.contains("libflite.so.1") && r.stderr.contains("tts") && r.stderr.contains("voice"), "\(r.stderr)")
+    }
+
+    @Test(.flite) func aVocabularyWordFliteWouldSpellSaysFliteIsMissing() throws {
+        let fake = CLI.tempDir()
+        try Data("not a library".utf8).write(to: fake.appendingPathComponent("libflite.so.1"))
+        let vocabulary = CLI.tempDir().appendingPathComponent("words.txt")
+        try "shawarma\nramen\tR AA M AH N\n".write(to: vocabulary, atomically: true, encoding: .utf8)
+        let wav = try #require(Flite.speech("go forward ten meters"))
+        let r = try CLI.run(["run", "graphs/dictation.json", "--source", wav.path, "--set", "asr.vocabulary=\(vocabulary.path)"],
+                            environment: ["LD_LIBRARY_PATH": fake.path])
+        #expect(r.status == 0, "a word left out is a warning, not an error: \(r.stderr)")
+        let warnings = r.stderrLines.filter { $0.contains("warning") }
+        #expect(warnings.count == 1, "\(r.stderr)")
+        #expect(warnings.first.map { $0.contains("\"shawarma\"") && $0.contains("flite") && $0.contains("libflite.so.1") } == true,
+                "\(r.stderr)")
+        #expect(!r.stderr.contains("ramen"), "a word given its pronunciation needs no flite: \(r.stderr)")
     }
 }
