@@ -5,10 +5,11 @@ final class RenderStep {
     let id: String
     let node: any AudioNode
     let role: NodeDescriptor.Role
-    /// Buffers of the upstream output buses, in input-bus order (shared with fan-out).
-    let inputs: [AudioBuffer]
-    /// This node's own output buffers.
-    let outputs: [AudioBuffer]
+    /// Buffers of the upstream output buses, in input-bus order (shared with fan-out): the
+    /// ones `io` hands the node.
+    var inputs: [AudioBuffer] { io.inputs }
+    /// This node's own output buffers (`io`'s).
+    var outputs: [AudioBuffer] { io.outputs }
     /// Upstream step of each input bus, parallel to `inputs`.
     let upstream: [RenderStep]
     /// Per input bus: has its upstream ended? Preallocated, refreshed every block.
@@ -33,8 +34,6 @@ final class RenderStep {
         self.id = id
         self.node = node
         self.role = role
-        self.inputs = inputs
-        self.outputs = outputs
         self.upstream = upstream
         inputEnded = .allocate(capacity: max(inputs.count, 1))
         inputEnded.initialize(repeating: false)
