@@ -12,7 +12,7 @@ import Testing
     static let pinned = ["gain": 0, "gain-with-tap": 0, "speech-front-end-with-tap": 0]
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: bench.path),
-                   "the release audiograph-bench is not built (Tools/test builds it: swift build -c release --product audiograph-bench)"))
+                   "the release audiograph-bench is not built (Tools/test builds it: Tools/build-release --product audiograph-bench)"))
     func renderPathAllocatesNothing() throws {
         let p = Process()
         p.executableURL = Self.bench
