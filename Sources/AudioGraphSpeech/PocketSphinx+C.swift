@@ -114,54 +114,31 @@ final class PocketSphinxDecoder {
             if preparedLater {
                 pendingPreview = preview
             } else {
-                hasPreview = Self.addPreviewSearch(ps, cfg, preview, restoring: limits)
+                hasPreview = Self.languageModel(of: ps).map { Self.addPreviewSearch(ps, cfg, over: $0, preview, restoring: limits) } == true
+                    && ps_set_search(ps, Self.mainSearch) >= 0
             }
         }
     }
 
-    private let limits: Limits
+    let limits: Limits
     /// Whether ``prepareForSpeech()`` has work to do (a decoder made `preparedLater`).
-    private(set) var awaitsPreparation: Bool
+    var awaitsPreparation: Bool
     /// The n-gram model read and not yet searched (a decoder made `searchLater`).
-    private var pendingLanguageModel: OpaquePointer?
+    var pendingLanguageModel: OpaquePointer?
     /// Why the deferred search could not be built; the decoder decodes nothing then.
-    private(set) var searchFailure: EngineError?
+    var searchFailure: EngineError?
     /// PocketSphinx met a fatal error building it: the decoder is not to be freed.
-    private var brokenByFatalError = false
+    var brokenByFatalError = false
     /// The preview search's limits while it waits to be built.
-    private var pendingPreview: Limits?
-
-    /// Builds the preview search if it waits to be built, then warms up, if not done yet: what
-    /// a decoder needs before its first utterance, and nothing more (a stream with no speech
-    /// never pays for it). Results are those of a decoder prepared at load. Opening an
-    /// utterance and adding words do it first; a caller with nothing else to do (a decoding
-    /// thread waiting for audio) may do it sooner. Cheap once done.
-    func prepareForSpeech() {
-        guard awaitsPreparation else { return }
-        awaitsPreparation = false
-        if let model = pendingLanguageModel {
-            pendingLanguageModel = nil
-            var fatal: Int32 = 0
-            ag_ps_capture_log()
-            guard ag_ps_set_lm_guarded(decoder, model, &fatal) != 0 else {
-                brokenByFatalError = fatal != 0
-                let reason = Self.lastError()
-                searchFailure = EngineError(.model, reason.isEmpty ? "PocketSphinx could not build the search over the language model" : reason,
-                                            parameter: "lm")
-                return
-            }
-        }
-        if let preview = pendingPreview {
-            pendingPreview = nil
-            hasPreview = Self.addPreviewSearch(decoder, config, preview, restoring: limits)
-        }
-        warmUp()
-    }
+    var pendingPreview: Limits?
+    /// The n-gram model (a reference of its own) while its search is set aside for the
+    /// preview's: ``attachMainSearch()`` builds the search again.
+    var setAsideModel: OpaquePointer?
 
     static let mainSearch = "_default"
 
     /// Whether ``preview(_:count:)`` has a search of its own to run.
-    private(set) var hasPreview: Bool
+    var hasPreview: Bool
 
     /// Frees the preview search (about 17 MB): only a session's first utterance uses it.
     /// A decoder kept for another stream then previews no more; its results are the same
@@ -173,6 +150,7 @@ final class PocketSphinxDecoder {
         // Hand the pages back now: malloc keeps them for the thread that built the search
         // (the loading thread, with a vocabulary), where nothing may reuse them.
         Self.releaseFreeMemory()
+        attachMainSearch()
     }
 
     /// Where the decoder is. `startUtterance` only opens an utterance; PocketSphinx's own
@@ -197,6 +175,7 @@ final class PocketSphinxDecoder {
         guard !brokenByFatalError else { return }
         ag_cmn_meter_free(meter)
         if let pendingLanguageModel { _ = ngram_model_free(pendingLanguageModel) }
+        if let setAsideModel { _ = ngram_model_free(setAsideModel) }
         ps_free(decoder)
         if let languageModelLogmath { logmath_free(languageModelLogmath) }
         cmd_ln_free_r(config)
@@ -246,7 +225,7 @@ final class PocketSphinxDecoder {
     func startOver() {
         if phase == .previewing || phase == .decoding { _ = ps_end_utt(decoder) }
         phase = .idle
-        if pendingLanguageModel == nil && searchFailure == nil { _ = ps_set_search(decoder, Self.mainSearch) }
+        if pendingLanguageModel == nil && setAsideModel == nil && searchFailure == nil { _ = ps_set_search(decoder, Self.mainSearch) }
         ps_start_stream(decoder)
         if var mean = loadedMean { ag_cmn_restore(decoder, &mean) }
         if let meter { ag_cmn_meter_restart(meter) }
@@ -263,6 +242,7 @@ final class PocketSphinxDecoder {
     /// it is decoding (an utterance that fails to begin is not open).
     private func begin() -> Bool {
         endPreview()
+        attachMainSearch()
         if phase == .opened { phase = ps_start_utt(decoder) >= 0 ? .decoding : .idle }
         return phase == .decoding
     }
@@ -284,7 +264,7 @@ final class PocketSphinxDecoder {
     /// first `process`, which discards the preview and decodes from the start.
     func preview(_ samples: UnsafePointer<Int16>, count: Int) {
         if phase == .opened && hasPreview && ps_set_search(decoder, Self.previewSearch) >= 0 {
-            if ps_start_utt(decoder) >= 0 { phase = .previewing } else { _ = ps_set_search(decoder, Self.mainSearch) }
+            if ps_start_utt(decoder) >= 0 { phase = .previewing } else if setAsideModel == nil { _ = ps_set_search(decoder, Self.mainSearch) }
         }
         guard phase == .previewing else { return }
         _ = ps_process_raw(decoder, samples, count, 0, 0)
@@ -296,7 +276,7 @@ final class PocketSphinxDecoder {
     func endPreview() {
         guard phase == .previewing else { return }
         _ = ps_end_utt(decoder)
-        _ = ps_set_search(decoder, Self.mainSearch)
+        if setAsideModel == nil { _ = ps_set_search(decoder, Self.mainSearch) }
         ps_start_stream(decoder)
         phase = .opened
     }

@@ -14,9 +14,10 @@ extension PocketSphinxDecoder {
     /// the second (fwdflat) pass, as a search without one would stop the shared front end from
     /// keeping a whole utterance's features, which the main search's second pass needs, but
     /// with narrow beams (it only ever runs over a preview's few tenths of a second).
-    static func addPreviewSearch(_ ps: OpaquePointer, _ cfg: OpaquePointer, _ preview: Limits,
+    /// `model` is the n-gram model the main search is made over; the current search stays.
+    static func addPreviewSearch(_ ps: OpaquePointer, _ cfg: OpaquePointer, over model: OpaquePointer, _ preview: Limits,
                                  restoring limits: Limits) -> Bool {
-        guard let main = ps_get_lm(ps, mainSearch), let lm = ag_top_words_lm(main, cfg, previewVocabulary) else { return false }
+        guard let lm = ag_top_words_lm(model, cfg, previewVocabulary) else { return false }
         defer { ngram_model_free(lm) }  // the search keeps its own reference
         let flatBeam = cmd_ln_float_r(cfg, "-fwdflatbeam"), flatWordBeam = cmd_ln_float_r(cfg, "-fwdflatwbeam")
         let bestpath = cmd_ln_int_r(cfg, "-bestpath")
@@ -30,7 +31,12 @@ extension PocketSphinxDecoder {
         set(preview, 1e-10, 1e-10, 0)
         let added = ps_set_lm(ps, previewSearch, lm) >= 0
         set(limits, flatBeam, flatWordBeam, bestpath)
-        return added && ps_set_search(ps, mainSearch) >= 0
+        return added
+    }
+
+    /// The n-gram model the main search was made over (the member of the search's model set).
+    static func languageModel(of ps: OpaquePointer) -> OpaquePointer? {
+        ps_get_lm(ps, mainSearch).flatMap { ngram_model_set_lookup($0, "default") }
     }
 
     /// Words the preview search knows: the most likely ones, so the search loads in less time

@@ -54,6 +54,7 @@ extension PocketSphinxDecoder {
     func addVocabulary(_ more: Vocabulary) throws(EngineError) {
         precondition(!inUtterance, "words are added between utterances")
         prepareForSpeech()  // the preview search is cut from the language model as loaded
+        attachMainSearch()  // the new words join the main search (the preview keeps its cut)
         if let searchFailure { throw searchFailure }
         for w in more.words where ps_add_word(decoder, w.spelling, w.phones.joined(separator: " "), 0) < 0 {
             throw EngineError(.model, "PocketSphinx would not add \"\(w.spelling)\" to the dictionary: \(Self.lastError())",

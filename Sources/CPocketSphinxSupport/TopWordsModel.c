@@ -13,9 +13,7 @@ static int by_score_descending(const void *a, const void *b) {
     return (x < y) - (x > y);
 }
 
-struct ngram_model_s *ag_top_words_lm(struct ngram_model_s *set, struct cmd_ln_s *config, int32_t keep) {
-    ngram_model_t *lm = ngram_model_set_lookup(set, "default");
-    if (!lm) return NULL;
+struct ngram_model_s *ag_top_words_lm(struct ngram_model_s *lm, struct cmd_ln_s *config, int32_t keep) {
     int32 n = (int32)ngram_model_get_counts(lm)[0];
     scored_word_t *ranked = (scored_word_t *)ckd_calloc(n, sizeof(*ranked));
     for (int32 w = 0; w < n; w++) {

@@ -85,8 +85,7 @@ void ag_cmn_restore(struct ps_decoder_s *ps, const ag_cmn_snapshot_t *snapshot);
 
 // MARK: preview vocabulary (TopWordsModel.c)
 
-/// The language model of a search (`ps_get_lm`) with its vocabulary cut to the `keep` most
-/// likely words (unigram probability) and the sentence markers; the n-grams are shared, not
-/// copied. NULL if the search's set does not hold the one model PocketSphinx names "default".
-/// Release with ngram_model_free.
-struct ngram_model_s *ag_top_words_lm(struct ngram_model_s *set, struct cmd_ln_s *config, int32_t keep);
+/// An n-gram model with its vocabulary cut to the `keep` most likely words (unigram
+/// probability) and the sentence markers; the n-grams are shared, not copied. Release with
+/// ngram_model_free.
+struct ngram_model_s *ag_top_words_lm(struct ngram_model_s *lm, struct cmd_ln_s *config, int32_t keep);
