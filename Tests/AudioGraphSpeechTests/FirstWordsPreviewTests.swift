@@ -85,6 +85,27 @@ struct FirstWordsPreviewTests {
         #expect(b == a, "\(b.text) vs \(a.text)")
     }
 
+    /// A decoder prepared while its stream had no speech (its main search set aside for the
+    /// preview's) and then started over for another stream previews and decodes that stream
+    /// as a fresh one: starting over neither needs the main search nor builds it.
+    @Test(.flite) func startedOverWithItsSearchSetAsideItDecodesAsFresh() throws {
+        let x = try #require(try Self.saying())
+        func prepared() throws -> PocketSphinxDecoder {
+            try PocketSphinxDecoder(
+                hmm: SpeechModel.defaultHMM, dict: SpeechModel.defaultDict, search: .languageModel(SpeechModel.defaultLM),
+                limits: .init(hmms: 4000, wordExits: 10), dropsSilence: false,
+                preview: .init(hmms: 1000, wordExits: 10), preparedLater: true)
+        }
+        let fresh = try prepared(), kept = try prepared()
+        kept.prepareForSpeech()
+        kept.startOver()
+        #expect(kept.mainSearchIsSetAside && kept.hasPreview)
+        let (a, heardFresh) = decode(fresh, x, preview: true)
+        let (b, heardKept) = decode(kept, x, preview: true)
+        #expect(heardKept == heardFresh && heardFresh != nil)
+        #expect(b == a, "\(b.text) vs \(a.text)")
+    }
+
     /// A session's first utterance, through the utterance decoder: its first partial result
     /// comes from the preview, before the full search has decoded anything; later
     /// utterances have none (the preview search is freed during the first); the finals are
