@@ -113,9 +113,8 @@ final class PocketSphinxDecoder {
         if case .languageModel = search, let preview {
             if preparedLater {
                 pendingPreview = preview
-            } else {
-                hasPreview = Self.languageModel(of: ps).map { Self.addPreviewSearch(ps, cfg, over: $0, preview, restoring: limits) } == true
-                    && ps_set_search(ps, Self.mainSearch) >= 0
+            } else if let model = Self.languageModel(of: ps) {
+                hasPreview = Self.addPreviewSearch(ps, cfg, over: model, preview, restoring: limits)
             }
         }
     }
@@ -219,13 +218,13 @@ final class PocketSphinxDecoder {
     private var loadedMean: ag_cmn_snapshot_t?
 
     /// Puts the decoder back in the state `warmUp` left it in, for another stream: no
-    /// utterance open, the main search, frames numbered from 0, the cepstral mean as loaded,
+    /// utterance open, the main search current (where it is built), frames numbered from 0, the cepstral mean as loaded,
     /// the side meter empty. A stream decoded after `startOver` gets the same results as
     /// with a fresh load (tested).
     func startOver() {
         if phase == .previewing || phase == .decoding { _ = ps_end_utt(decoder) }
         phase = .idle
-        if pendingLanguageModel == nil && setAsideModel == nil && searchFailure == nil { _ = ps_set_search(decoder, Self.mainSearch) }
+        selectMainSearch()
         ps_start_stream(decoder)
         if var mean = loadedMean { ag_cmn_restore(decoder, &mean) }
         if let meter { ag_cmn_meter_restart(meter) }
@@ -264,7 +263,7 @@ final class PocketSphinxDecoder {
     /// first `process`, which discards the preview and decodes from the start.
     func preview(_ samples: UnsafePointer<Int16>, count: Int) {
         if phase == .opened && hasPreview && ps_set_search(decoder, Self.previewSearch) >= 0 {
-            if ps_start_utt(decoder) >= 0 { phase = .previewing } else if setAsideModel == nil { _ = ps_set_search(decoder, Self.mainSearch) }
+            if ps_start_utt(decoder) >= 0 { phase = .previewing } else { selectMainSearch() }
         }
         guard phase == .previewing else { return }
         _ = ps_process_raw(decoder, samples, count, 0, 0)
@@ -276,7 +275,7 @@ final class PocketSphinxDecoder {
     func endPreview() {
         guard phase == .previewing else { return }
         _ = ps_end_utt(decoder)
-        if setAsideModel == nil { _ = ps_set_search(decoder, Self.mainSearch) }
+        selectMainSearch()
         ps_start_stream(decoder)
         phase = .opened
     }

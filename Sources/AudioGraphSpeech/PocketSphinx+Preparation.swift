@@ -57,6 +57,13 @@ extension PocketSphinxDecoder {
     /// Whether the main search is set aside while the preview's exists (``prepareForSpeech()``).
     var mainSearchIsSetAside: Bool { setAsideModel != nil }
 
+    /// Makes the main search the current one, if it is there: not waiting to be built, set
+    /// aside for the preview's, or failed.
+    func selectMainSearch() {
+        guard pendingLanguageModel == nil, setAsideModel == nil, searchFailure == nil else { return }
+        _ = ps_set_search(decoder, Self.mainSearch)
+    }
+
     /// Builds the main search again if it was set aside for the preview's (the preview stays).
     func attachMainSearch() {
         guard let model = setAsideModel else { return }

@@ -17,6 +17,14 @@ struct FirstWordsPreviewTests {
         return d
     }
 
+    /// A decoder with a preview whose searches and warm-up wait for `prepareForSpeech`.
+    func decoderPreparedLater() throws -> PocketSphinxDecoder {
+        try PocketSphinxDecoder(
+            hmm: SpeechModel.defaultHMM, dict: SpeechModel.defaultDict, search: .languageModel(SpeechModel.defaultLM),
+            limits: .init(hmms: 4000, wordExits: 10), dropsSilence: false,
+            preview: .init(hmms: 1000, wordExits: 10), preparedLater: true)
+    }
+
     /// flite's "go forward ten meters" as 16-bit samples.
     static func saying() throws -> [Int16]? {
         guard SpeechModel.isDefaultInstalled, let wav = Flite.speech("go forward ten meters") else { return nil }
@@ -70,11 +78,7 @@ struct FirstWordsPreviewTests {
     /// when the utterance needs it.
     @Test(.flite) func aDecoderPreparedForSpeechLaterDecodesAsOnePreparedAtLoad() throws {
         let x = try #require(try Self.saying())
-        let now = try decoder(preview: true)
-        let later = try PocketSphinxDecoder(
-            hmm: SpeechModel.defaultHMM, dict: SpeechModel.defaultDict, search: .languageModel(SpeechModel.defaultLM),
-            limits: .init(hmms: 4000, wordExits: 10), dropsSilence: false,
-            preview: .init(hmms: 1000, wordExits: 10), preparedLater: true)
+        let now = try decoder(preview: true), later = try decoderPreparedLater()
         #expect(!later.hasPreview && later.awaitsPreparation && !later.mainSearchIsSetAside)
         let (a, heardNow) = decode(now, x, preview: true)
         later.prepareForSpeech()
@@ -90,13 +94,7 @@ struct FirstWordsPreviewTests {
     /// as a fresh one: starting over neither needs the main search nor builds it.
     @Test(.flite) func startedOverWithItsSearchSetAsideItDecodesAsFresh() throws {
         let x = try #require(try Self.saying())
-        func prepared() throws -> PocketSphinxDecoder {
-            try PocketSphinxDecoder(
-                hmm: SpeechModel.defaultHMM, dict: SpeechModel.defaultDict, search: .languageModel(SpeechModel.defaultLM),
-                limits: .init(hmms: 4000, wordExits: 10), dropsSilence: false,
-                preview: .init(hmms: 1000, wordExits: 10), preparedLater: true)
-        }
-        let fresh = try prepared(), kept = try prepared()
+        let fresh = try decoderPreparedLater(), kept = try decoderPreparedLater()
         kept.prepareForSpeech()
         kept.startOver()
         #expect(kept.mainSearchIsSetAside && kept.hasPreview)
