@@ -9,8 +9,12 @@ import Synchronization
 /// A decoder is taken by one recognizer at a time and given back when that recognizer goes
 /// away; between the two it is put back in its freshly loaded state
 /// (`PocketSphinxDecoder.startOver`). Taking and giving happen when a session opens and
-/// when it is released, never on the audio path.
-enum LoadedDecoders {
+/// when it is released, never on the audio path. Recognizers use ``shared``; a keeper of its
+/// own holds nothing the shared one sees (tests).
+final class LoadedDecoders: Sendable {
+    /// The keeper recognizers take from and give to.
+    static let shared = LoadedDecoders()
+
     /// A loaded decoder and what its load found (reported again by each session that reuses it).
     struct Entry {
         var decoder: PocketSphinxDecoder
@@ -18,10 +22,10 @@ enum LoadedDecoders {
         var warnings: [String]
     }
 
-    private static let state = Mutex<(keeping: Bool, idle: [String: [UncheckedSendable<Entry>]])>((false, [:]))
+    private let state = Mutex<(keeping: Bool, idle: [String: [UncheckedSendable<Entry>]])>((false, [:]))
 
     /// Whether decoders are kept (``SpeechModel/keepsLoadedModels``).
-    static var keeping: Bool {
+    var keeping: Bool {
         get { state.withLock { $0.keeping } }
         set {
             // Taken out under the lock, freed after it (freeing a decoder takes a while).
@@ -36,7 +40,7 @@ enum LoadedDecoders {
     }
 
     /// An idle decoder loaded with `key`'s model and settings, or nil.
-    static func take(_ key: String) -> Entry? {
+    func take(_ key: String) -> Entry? {
         state.withLock { s in
             guard s.keeping, var list = s.idle[key], let e = list.popLast() else { return nil }
             s.idle[key] = list.isEmpty ? nil : list
@@ -45,7 +49,7 @@ enum LoadedDecoders {
     }
 
     /// Keeps `entry` for the next taker of `key`, started over; drops it when not keeping.
-    static func give(_ entry: Entry, key: String) {
+    func give(_ entry: Entry, key: String) {
         entry.decoder.startOver()
         let box = UncheckedSendable(entry)
         state.withLock { s in
@@ -54,7 +58,7 @@ enum LoadedDecoders {
     }
 
     /// How many decoders are idle (tests).
-    static var idleCount: Int { state.withLock { $0.idle.values.reduce(0) { $0 + $1.count } } }
+    var idleCount: Int { state.withLock { $0.idle.values.reduce(0) { $0 + $1.count } } }
 
     /// What makes two loads the same: every file (its stamp, so an edited vocabulary or
     /// grammar is loaded again) and every setting the decoder is built with.

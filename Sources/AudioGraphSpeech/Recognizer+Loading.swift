@@ -21,7 +21,7 @@ extension Recognizer {
     public func open() throws(EngineError) {
         guard decoder == nil, loading == nil else { return }
         keptKey = reuseKey
-        if let key = keptKey, let kept = LoadedDecoders.take(key) {
+        if let key = keptKey, let kept = LoadedDecoders.shared.take(key) {
             adopt(kept)
             return
         }
@@ -169,7 +169,7 @@ extension Recognizer {
     /// (``SpeechModel/keepsLoadedModels``); nil when it is not kept (assistant mode: the
     /// wake-word spotter is a second decoder tied to this one).
     var reuseKey: String? {
-        guard LoadedDecoders.keeping, wake == nil else { return nil }
+        guard LoadedDecoders.shared.keeping, wake == nil else { return nil }
         let searchText: String, files: [String]
         switch search {
         case .languageModel(let lm): (searchText, files) = ("lm", [lm])

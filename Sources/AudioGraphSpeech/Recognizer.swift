@@ -158,7 +158,7 @@ public final class Recognizer: AudioNode {
     deinit {
         // The decoding thread holds the recognizer while it runs: it has ended here.
         guard let decoder, let key = keptKey else { return }
-        LoadedDecoders.give(.init(decoder: decoder, automaton: automaton, warnings: loadedWarnings), key: key)
+        LoadedDecoders.shared.give(.init(decoder: decoder, automaton: automaton, warnings: loadedWarnings), key: key)
     }
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {

@@ -54,8 +54,8 @@ public enum SpeechModel {
     /// Setting it to false frees the kept ones. Assistant-mode recognizers (a wake word) are
     /// not kept.
     public static var keepsLoadedModels: Bool {
-        get { LoadedDecoders.keeping }
-        set { LoadedDecoders.keeping = newValue }
+        get { LoadedDecoders.shared.keeping }
+        set { LoadedDecoders.shared.keeping = newValue }
     }
 
     /// Routes PocketSphinx's log lines away from stderr (they would break the one-line

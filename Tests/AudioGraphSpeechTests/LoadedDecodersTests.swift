@@ -48,16 +48,19 @@ struct LoadedDecodersTests {
         #expect(again == fresh, "\(again.text) vs \(fresh.text)")
     }
 
+    /// A keeper of its own: the shared one is switched on and off by other suites running
+    /// at the same time.
     @Test(.flite) func keptOnlyForTheSameModelAndSettingsAndOnlyWhileKeeping() throws {
-        LoadedDecoders.keeping = true
-        defer { LoadedDecoders.keeping = false }
+        let keeper = LoadedDecoders()
+        keeper.keeping = true
         let key = LoadedDecoders.key(["a"], files: [SpeechModel.defaultDict])
-        LoadedDecoders.give(.init(decoder: try loaded(), automaton: nil, warnings: ["w"]), key: key)
-        #expect(LoadedDecoders.take(LoadedDecoders.key(["b"], files: [SpeechModel.defaultDict])) == nil)
-        #expect(LoadedDecoders.take(key)?.warnings == ["w"])
-        #expect(LoadedDecoders.take(key) == nil, "taken once")
-        LoadedDecoders.give(.init(decoder: try loaded(), automaton: nil, warnings: []), key: key)
-        LoadedDecoders.keeping = false
-        #expect(LoadedDecoders.idleCount == 0 && LoadedDecoders.take(key) == nil, "not keeping: all freed")
+        keeper.give(.init(decoder: try loaded(), automaton: nil, warnings: ["w"]), key: key)
+        #expect(keeper.take(LoadedDecoders.key(["b"], files: [SpeechModel.defaultDict])) == nil)
+        #expect(keeper.take(key)?.warnings == ["w"])
+        #expect(keeper.take(key) == nil, "taken once")
+        keeper.give(.init(decoder: try loaded(), automaton: nil, warnings: []), key: key)
+        #expect(keeper.idleCount == 1)
+        keeper.keeping = false
+        #expect(keeper.idleCount == 0 && keeper.take(key) == nil, "not keeping: all freed")
     }
 }
