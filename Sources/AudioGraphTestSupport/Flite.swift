@@ -69,11 +69,12 @@ public enum Flite {
         return dir
     }
 
-    /// `url` if it exists; otherwise what `make` wrote to a per-process temporary beside it,
-    /// moved there (parallel tests may race: the loser's temporary is removed).
+    /// `url` if it exists; otherwise what `make` wrote to a temporary of its own beside it,
+    /// moved there. Parallel tests, in one process or several, may race to make the same
+    /// fixture: each writes its own file, the first move wins, the loser's is removed.
     static func cached(_ url: URL, _ make: (URL) -> Bool) -> URL? {
         if FileManager.default.fileExists(atPath: url.path) { return url }
-        let tmp = url.deletingPathExtension().appendingPathExtension("\(getpid()).tmp.wav")
+        let tmp = url.deletingPathExtension().appendingPathExtension("\(getpid())-\(UUID().uuidString).tmp.wav")
         defer { try? FileManager.default.removeItem(at: tmp) }
         guard make(tmp) else { return nil }
         try? FileManager.default.moveItem(at: tmp, to: url)
