@@ -1,5 +1,6 @@
 import AudioGraphTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// The assistant through a real sound server, in a "room": the private daemon loops the
@@ -36,12 +37,30 @@ extension PulseIntegrationTests {
         }
     }
 
-    /// Runs the assistant graph in the room for the user's `script`; its JSON events.
-    static func assistantInTheRoom(_ user: URL, gate: Bool, recording: URL? = nil) throws -> [[String: Any]] {
+    /// Runs the assistant graph in the room for the user's `script`; its JSON events. With
+    /// `answers`, the run is stopped a second after it has played that many (a machine under
+    /// load answers late); without, when the script has had 4.5 s to be answered. `recording`
+    /// gets what the speaker played meanwhile.
+    static func assistantInTheRoom(_ user: URL, gate: Bool, answers: Int? = nil, recording: URL? = nil) throws -> [[String: Any]] {
         let wav = try WAVFixture.read(user)
         let samples = wav.samples.map { Int16(truncatingIfNeeded: $0) }
         let seconds = Double(samples.count) / 16000
         let pipe = try #require(Self.pipe)
+        let recorder = try recording.map { try Self.record(to: $0) }
+        defer {
+            recorder?.interrupt()
+            recorder?.waitUntilExit()
+        }
+        let answered = answers.map { n in
+            let seen = Mutex<Date?>(nil)
+            return { @Sendable (out: String) -> Bool in
+                guard out.components(separatedBy: #""type":"speak-end""#).count > n else { return false }
+                return seen.withLock { first in
+                    if first == nil { first = Date() }
+                    return Date().timeIntervalSince(first!) >= 1
+                }
+            }
+        }
         // The answer begins with the wake word: an assistant that hears itself wakes itself.
         // The room's two loopbacks add latency no sink reports (30 ms each, more under the
         // whole suite's load: an earcon's echo once came 0.35 s after it ended), so the echo
@@ -49,13 +68,9 @@ extension PulseIntegrationTests {
         let r = try CLI.run(["run", "graphs/assistant.json", "--json", "--set", "mic.device=agtest_room.monitor",
                              "--set", "speaker.device=agtest_sink", "--set", "tts.reply=hello computer, you asked: {text}",
                              "--set", "tts.gate=\(gate)", "--set", "tts.echo-tail=0.6"],
-                            interruptAfter: [seconds + 4.5], timeout: seconds + 30,
-                            during: {
-                                // What the speaker plays, recorded from the sink's monitor meanwhile.
-                                let recorder = recording.flatMap { try? Self.record(to: $0, seconds: seconds + 3) }
-                                Self.feed(samples, to: pipe, after: 3)  // after the model has loaded
-                                recorder?.waitUntilExit()
-                            })
+                            interruptAfter: [seconds + (answers == nil ? 4.5 : 25)], timeout: seconds + 45,
+                            during: { Self.feed(samples, to: pipe, after: 3) },  // after the model has loaded
+                            interruptWhen: answered)
         #expect(r.status == 0, "\(r.stderr)")
         return r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }
@@ -73,8 +88,8 @@ extension PulseIntegrationTests {
         }
     }
 
-    /// Starts `audiograph run` recording the playback sink's monitor to `wav`, stopped after `seconds`.
-    static func record(to wav: URL, seconds: Double) throws -> Process {
+    /// Starts `audiograph run` recording the playback sink's monitor to `wav`, until interrupted.
+    static func record(to wav: URL) throws -> Process {
         let g = try graph("""
             {"nodes": [{"id": "spk", "type": "pulse-source", "params": {"device": "agtest_sink.monitor"}},
                        {"id": "out", "type": "wav-sink", "params": {"path": "\(wav.path)"}}],
@@ -86,7 +101,6 @@ extension PulseIntegrationTests {
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds + 2) { p.interrupt() }
         return p
     }
 
@@ -96,7 +110,7 @@ extension PulseIntegrationTests {
         let modules = try Self.makeRoom()
         defer { Self.unload(modules) }
         let spoken = CLI.tempDir().appendingPathComponent("speaker.wav")
-        let es = try Self.assistantInTheRoom(user, gate: true, recording: spoken)
+        let es = try Self.assistantInTheRoom(user, gate: true, answers: 2, recording: spoken)
         func of(_ type: String) -> [[String: Any]] { es.filter { $0["type"] as? String == type } }
         let finals = of("final").compactMap { $0["text"] as? String }
         let story = es.filter { ["wake", "final", "assistant", "speak-start", "overrun", "underrun", "earcon"].contains($0["type"] as? String ?? "") }
