@@ -4,9 +4,18 @@ import Foundation
 /// `pulse-sink`: plays its input on a PulseAudio sink (monitoring, earcons).
 ///
 /// The render thread copies blocks into a lock-free ring that the server's write callback
-/// drains; with file input a full ring makes the graph wait (so playback paces the file),
-/// with live input the block is dropped and counted. Underruns while playing are counted and
-/// reported as `underrun` events (frames of silence played instead of audio).
+/// drains; with file input a full ring makes the graph wait (so playback paces the file).
+/// Underruns while playing are counted and reported as `underrun` events (frames of silence
+/// played instead of audio).
+///
+/// With live input the graph runs on the capture's clock, and every underrun leaves what
+/// follows that much later: the ring fills up by the silence the server played. So the
+/// ring holds two seconds (a stalled machine's backlog, an answer rendered in a burst) and
+/// the sink gives the delay back in silence: a silent block (peak under -80 dBFS) that
+/// arrives while the ring holds more than the target (`latency` plus a block) is left out.
+/// Sound is dropped only when the ring is full, counted and reported as `overrun`. The
+/// graph's ``PlaybackGate`` is told of the delay (what the ring holds above the target), so
+/// listeners still leave out the echo of a sound that plays late.
 public final class PulseSink: AudioNode {
     public static let descriptor = NodeDescriptor(
         type: "pulse-sink",
@@ -27,11 +36,18 @@ public final class PulseSink: AudioNode {
     private var isLive = false
     private var started = false
     private var prebuffer = 0
+    /// Live input: silent blocks are left out while the ring holds more than this.
+    private var target = 0
+    private var gate: PlaybackGate?
+    /// The ring's recent high mark above the target (see `followDelay`).
+    private var surplusMark = 0
     private var dropped = 0
     private var reportedDropped = 0
     private var reportedSilence = 0
     private var reportedXruns = 0
     private var rate = 48000.0
+    /// Frames of silent live input left out to give back delay (not a loss).
+    public private(set) var trimmedFrames = 0
 
     init(_ p: ResolvedParameters) {
         let d = p.string("device")
@@ -60,11 +76,16 @@ public final class PulseSink: AudioNode {
         }
         isLive = context.isLive
         rate = f.sampleRate
-        let r = FrameRing(channels: f.channelCount, capacity: max(Int(f.sampleRate * max(0.5, 4 * latency)), 4 * context.maxFrames))
+        // File input waits for room, so its ring is only what the graph may run ahead of
+        // what is heard; live input cannot wait (see the type's comment).
+        let held = max(isLive ? 2 : 0.5, 4 * latency)
+        let r = FrameRing(channels: f.channelCount, capacity: max(Int(f.sampleRate * held), 4 * context.maxFrames))
         ring = r
         prebuffer = Int(latency * f.sampleRate)
+        target = prebuffer + context.maxFrames
         // What plays now was handed over this long ago (the server's buffer and ours): the
         // graph's listeners leave out its echo for that much longer.
+        gate = context.playbackGate
         context.playbackGate.outputLatency = 2 * latency
         stream = try PulseStream(connection: connection, capture: false, device: device, rate: Int(f.sampleRate),
                                  channels: f.channelCount, latency: latency, ring: r)
@@ -74,6 +95,10 @@ public final class PulseSink: AudioNode {
         guard let stream, let ring else { return .ok }
         let input = io.inputs[0]
         var offset = 0
+        if isLive && started && ring.available > target && Self.isSilent(input) {
+            trimmedFrames += input.frameLength
+            offset = input.frameLength
+        }
         while offset < input.frameLength {
             let n = ring.write(input, from: offset, frames: input.frameLength - offset)
             offset += n
@@ -90,6 +115,7 @@ public final class PulseSink: AudioNode {
             started = true
             stream.cork(false)
         }
+        if isLive, let gate { followDelay(gate, surplus: max(0, ring.available - target)) }
         // Report what was lost since the last block: our ring full (live input), the
         // server's buffer run dry (silence played).
         let t = Double(input.sampleTime) / rate
@@ -119,6 +145,32 @@ public final class PulseSink: AudioNode {
         }
         stream.close()
         self.stream = nil
+    }
+
+    /// Tells the gate what the ring holds above the target (`surplus` frames): new sounds
+    /// play that much later than the server's own latency. A surplus that rises above its
+    /// recent high mark is a stall (the server took nothing, or played silence while the
+    /// graph caught up): sounds already queued play that much later too. The mark follows
+    /// the surplus down a target behind, so a block pushed before the server's next pull
+    /// does not count as a stall.
+    private func followDelay(_ gate: PlaybackGate, surplus: Int) {
+        if surplus > surplusMark {
+            gate.delay(by: Double(surplus - surplusMark) / rate)
+            surplusMark = surplus
+        } else {
+            surplusMark = min(surplusMark, surplus + target)
+        }
+        gate.outputLatency = 2 * latency + Double(surplus) / rate
+    }
+
+    /// Whether every sample of `buffer` is under -80 dBFS.
+    static func isSilent(_ buffer: AudioBuffer) -> Bool {
+        var peak: Float = 0
+        for c in 0..<buffer.channelCount {
+            let p = buffer.channel(c)
+            for i in 0..<buffer.frameLength { peak = max(peak, abs(p[i])) }
+        }
+        return peak < 1e-4
     }
 
     /// Frames dropped or not ready when the server asked (underruns), for reports.

@@ -114,7 +114,7 @@ extension PulseIntegrationTests {
         func of(_ type: String) -> [[String: Any]] { es.filter { $0["type"] as? String == type } }
         let finals = of("final").compactMap { $0["text"] as? String }
         let story = es.filter { ["wake", "final", "assistant", "speak-start", "overrun", "underrun", "earcon"].contains($0["type"] as? String ?? "") }
-            .map { "\($0["type"]!) \($0["t"] ?? "") \($0["text"] ?? $0["state"] ?? $0["name"] ?? $0["lost"] ?? "")" }
+            .map { "\($0["type"]!) \($0["t"] ?? $0["node"] ?? "") \($0["text"] ?? $0["state"] ?? $0["name"] ?? $0["lost"] ?? $0["frames"] ?? "")" }
         #expect(of("wake").count == 2, "woken by the user only: \(story)")
         #expect(finals.count == 2 && finals.first?.contains("japanese restaurants") == true
                 && finals.last?.contains("forward ten meters") == true, "\(finals)")
@@ -130,7 +130,7 @@ extension PulseIntegrationTests {
         // recognizer changed ("go forward to and the first" once): the commands' heads are asked for.
         let heard = try CLI.run(["run", "graphs/transcribe.json", "--source", spoken.path, "--json"])
         let words = heard.stdoutLines.filter { $0.contains(#""type":"final""#) }.joined()
-        #expect(words.contains("japanese restaurants") && words.contains("go forward"), "the speaker said: \(words)")
+        #expect(words.contains("japanese restaurants") && words.contains("go forward"), "the speaker said: \(words) (\(of("overrun").count) overruns, \(of("underrun").count) underruns)")
         let open = try Self.assistantInTheRoom(once, gate: false)
         let openStory = open.filter { ["wake", "final", "speak-start", "speak-end", "speech-start"].contains($0["type"] as? String ?? "") }
             .map { "\($0["type"]!) \($0["t"] ?? "") \($0["text"] ?? "")" }

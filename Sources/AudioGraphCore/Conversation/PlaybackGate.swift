@@ -45,6 +45,14 @@ public final class PlaybackGate: Sendable {
         currentFrom.store(start.bitPattern, ordering: .releasing)
     }
 
+    /// Everything already handed to the device plays `seconds` later than marked (its
+    /// server played that much silence while sounds were queued): their echoes come later too.
+    public func delay(by seconds: Double) {
+        guard seconds > 0 else { return }
+        previousUntil.store((Double(bitPattern: previousUntil.load(ordering: .relaxed)) + seconds).bitPattern, ordering: .releasing)
+        currentUntil.store((Double(bitPattern: currentUntil.load(ordering: .relaxed)) + seconds).bitPattern, ordering: .releasing)
+    }
+
     /// Whether any of `start..<end` (stream seconds) lies in a sound played or its echo.
     public func covers(_ start: Double, _ end: Double) -> Bool {
         opens(after: start, end) != nil

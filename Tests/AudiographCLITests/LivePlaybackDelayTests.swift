@@ -1,0 +1,62 @@
+import AudioGraphTestSupport
+import Foundation
+import Testing
+
+/// A live graph's speaker after the machine stalls: what was captured meanwhile plays late,
+/// none of it is lost, and the delay is given back in the next silence.
+extension PulseIntegrationTests {
+    @Test(.pulseDaemon) func aStalledLivePlayerLosesNothingAndGivesTheDelayBackInSilence() throws {
+        let pipe = try #require(Self.pipe)
+        let dir = CLI.tempDir()
+        let heard = dir.appendingPathComponent("monitor.wav")
+        let g = try Self.graph("""
+            {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe"}},
+                       {"id": "spk", "type": "pulse-sink", "params": {"device": "agtest_sink"}}],
+             "connections": [{"from": "mic", "to": "spk"}]}
+            """)
+        // 1.5 s of sound, 2.5 s of digital silence, 1 s of sound, captured live; the player
+        // is frozen for 1 s in the first sound, while the server keeps capturing.
+        let sound = Self.signal(seconds: 1.5), silence = [Int16](repeating: 0, count: 40000)
+        let fed = sound + silence + Array(sound.prefix(16000))
+        let recorder = try Self.record(to: heard)
+        defer {
+            recorder.interrupt()
+            recorder.waitUntilExit()
+        }
+        let r = try CLI.run(["run", g.path, "--json"], interruptAfter: [8], timeout: 30,
+                            during: { Self.feed(fed, to: pipe, after: 0.6) },
+                            started: { pid in
+                                Thread {
+                                    usleep(1_300_000)
+                                    kill(pid, SIGSTOP)
+                                    usleep(1_000_000)
+                                    kill(pid, SIGCONT)
+                                }.start()
+                            })
+        recorder.interrupt()
+        recorder.waitUntilExit()
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.stdout.contains(#""type":"overrun","node":"spk""#), "nothing was dropped: \(r.stdout)")
+        // The monitor's recording, in 10 ms windows: loud ones are the sound.
+        let w = try WAVFixture.read(heard)
+        let window = w.rate / 100, threshold = (Int64(1) << (w.bits - 1)) / 32
+        let frames = w.samples.count / w.channels
+        let loud = stride(from: 0, to: frames - window, by: window).map { start in
+            (start..<start + window).contains { abs(Int64(w.samples[$0 * w.channels])) > threshold }
+        }
+        let seconds = Double(loud.filter { $0 }.count) / 100
+        #expect(seconds >= 2.4, "all 2.5 s of sound played: \(seconds) s")
+        // The silence between the two sounds, as played: 2.5 s less the delay given back (the
+        // stall's second, and what the pipe's 0.1 s chunks add in underruns). Kept, it would
+        // play for 2.5 s; left out entirely, the sound would have been cut (checked above).
+        var longest = 0, run = 0
+        if let first = loud.firstIndex(of: true), let last = loud.lastIndex(of: true) {
+            for l in loud[first...last] {
+                run = l ? 0 : run + 1
+                longest = max(longest, run)
+            }
+        }
+        let gap = Double(longest) / 100
+        #expect(gap < 2.0, "the stall's delay was given back in the silence: it played for \(gap) s")
+    }
+}
