@@ -46,8 +46,6 @@ public final class PulseSink: AudioNode {
     private var reportedSilence = 0
     private var reportedXruns = 0
     private var rate = 48000.0
-    /// Frames of silent live input left out to give back delay (not a loss).
-    public private(set) var trimmedFrames = 0
 
     init(_ p: ResolvedParameters) {
         let d = p.string("device")
@@ -96,8 +94,7 @@ public final class PulseSink: AudioNode {
         let input = io.inputs[0]
         var offset = 0
         if isLive && started && ring.available > target && Self.isSilent(input) {
-            trimmedFrames += input.frameLength
-            offset = input.frameLength
+            offset = input.frameLength  // left out: the delay given back (not a loss)
         }
         while offset < input.frameLength {
             let n = ring.write(input, from: offset, frames: input.frameLength - offset)
