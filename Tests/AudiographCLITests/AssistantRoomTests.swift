@@ -46,11 +46,6 @@ extension PulseIntegrationTests {
         let samples = wav.samples.map { Int16(truncatingIfNeeded: $0) }
         let seconds = Double(samples.count) / 16000
         let pipe = try #require(Self.pipe)
-        let recorder = try recording.map { try Self.record(to: $0) }
-        defer {
-            recorder?.interrupt()
-            recorder?.waitUntilExit()
-        }
         let answered = answers.map { n in
             let seen = Mutex<Date?>(nil)
             return { @Sendable (out: String) -> Bool in
@@ -65,12 +60,15 @@ extension PulseIntegrationTests {
         // The room's two loopbacks add latency no sink reports (30 ms each, more under the
         // whole suite's load: an earcon's echo once came 0.35 s after it ended), so the echo
         // tail is set for this room, as a user sets it for theirs.
-        let r = try CLI.run(["run", "graphs/assistant.json", "--json", "--set", "mic.device=agtest_room.monitor",
-                             "--set", "speaker.device=agtest_sink", "--set", "tts.reply=hello computer, you asked: {text}",
-                             "--set", "tts.gate=\(gate)", "--set", "tts.echo-tail=0.6"],
-                            interruptAfter: [seconds + (answers == nil ? 4.5 : 25)], timeout: seconds + 45,
-                            during: { Self.feed(samples, to: pipe, after: 3) },  // after the model has loaded
-                            interruptWhen: answered)
+        let run = {
+            try CLI.run(["run", "graphs/assistant.json", "--json", "--set", "mic.device=agtest_room.monitor",
+                         "--set", "speaker.device=agtest_sink", "--set", "tts.reply=hello computer, you asked: {text}",
+                         "--set", "tts.gate=\(gate)", "--set", "tts.echo-tail=0.6"],
+                        interruptAfter: [seconds + (answers == nil ? 4.5 : 25)], timeout: seconds + 45,
+                        during: { Self.feed(samples, to: pipe, after: 3) },  // after the model has loaded
+                        interruptWhen: answered)
+        }
+        let r = try recording.map { try Self.recordingMonitor(to: $0, run) } ?? run()
         #expect(r.status == 0, "\(r.stderr)")
         return r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }
@@ -86,22 +84,6 @@ extension PulseIntegrationTests {
         return (Array(zip(starts, ends)) + earcons).reduce(0) { n, span in
             n + onsets.filter { $0 >= span.0 && $0 <= span.1 + 0.5 }.count
         }
-    }
-
-    /// Starts `audiograph run` recording the playback sink's monitor to `wav`, until interrupted.
-    static func record(to wav: URL) throws -> Process {
-        let g = try graph("""
-            {"nodes": [{"id": "spk", "type": "pulse-source", "params": {"device": "agtest_sink.monitor"}},
-                       {"id": "out", "type": "wav-sink", "params": {"path": "\(wav.path)"}}],
-             "connections": [{"from": "spk", "to": "out"}]}
-            """)
-        let p = Process()
-        p.executableURL = CLI.binary
-        p.arguments = ["run", g.path]
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        return p
     }
 
     @Test(.flite, .pulseDaemon) func assistantInARoomNeverHearsItself() throws {

@@ -7,8 +7,7 @@ import Testing
 extension PulseIntegrationTests {
     @Test(.pulseDaemon) func aStalledLivePlayerLosesNothingAndGivesTheDelayBackInSilence() throws {
         let pipe = try #require(Self.pipe)
-        let dir = CLI.tempDir()
-        let heard = dir.appendingPathComponent("monitor.wav")
+        let heard = CLI.tempDir().appendingPathComponent("monitor.wav")
         let g = try Self.graph("""
             {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe"}},
                        {"id": "spk", "type": "pulse-sink", "params": {"device": "agtest_sink"}}],
@@ -18,23 +17,18 @@ extension PulseIntegrationTests {
         // is frozen for 1 s in the first sound, while the server keeps capturing.
         let sound = Self.signal(seconds: 1.5), silence = [Int16](repeating: 0, count: 40000)
         let fed = sound + silence + Array(sound.prefix(16000))
-        let recorder = try Self.record(to: heard)
-        defer {
-            recorder.interrupt()
-            recorder.waitUntilExit()
+        let r = try Self.recordingMonitor(to: heard) {
+            try CLI.run(["run", g.path, "--json"], interruptAfter: [8], timeout: 30,
+                        during: { Self.feed(fed, to: pipe, after: 0.6) },
+                        started: { pid in
+                            Thread {
+                                usleep(1_300_000)
+                                kill(pid, SIGSTOP)
+                                usleep(1_000_000)
+                                kill(pid, SIGCONT)
+                            }.start()
+                        })
         }
-        let r = try CLI.run(["run", g.path, "--json"], interruptAfter: [8], timeout: 30,
-                            during: { Self.feed(fed, to: pipe, after: 0.6) },
-                            started: { pid in
-                                Thread {
-                                    usleep(1_300_000)
-                                    kill(pid, SIGSTOP)
-                                    usleep(1_000_000)
-                                    kill(pid, SIGCONT)
-                                }.start()
-                            })
-        recorder.interrupt()
-        recorder.waitUntilExit()
         #expect(r.status == 0, "\(r.stderr)")
         #expect(!r.stdout.contains(#""type":"overrun","node":"spk""#), "nothing was dropped: \(r.stdout)")
         // The monitor's recording, in 10 ms windows: loud ones are the sound.

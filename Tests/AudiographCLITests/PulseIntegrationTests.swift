@@ -39,6 +39,28 @@ import Testing
         return f
     }
 
+    /// Runs `body` while `audiograph run` records the test sink's monitor (what was played)
+    /// to `wav`; the recording is stopped, whole, before this returns.
+    static func recordingMonitor<T>(to wav: URL, _ body: () throws -> T) throws -> T {
+        let g = try graph("""
+            {"nodes": [{"id": "mon", "type": "pulse-source", "params": {"device": "agtest_sink.monitor"}},
+                       {"id": "out", "type": "wav-sink", "params": {"path": "\(wav.path)"}}],
+             "connections": [{"from": "mon", "to": "out"}]}
+            """)
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["run", g.path]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer {
+            p.interrupt()
+            p.waitUntilExit()
+            if p.terminationStatus != 0 { Issue.record("the monitor's recorder ended with status \(p.terminationStatus)") }
+        }
+        return try body()
+    }
+
     /// A recognisable, non-periodic test signal.
     static func signal(seconds: Double) -> [Int16] {
         var s: UInt32 = 12345
@@ -164,27 +186,17 @@ import Testing
     }
 
     @Test(.pulseDaemon) func playbackComesBackThroughTheMonitor() throws {
-        let dir = CLI.tempDir()
-        let captured = dir.appendingPathComponent("monitor.wav")
-        let capture = try Self.graph("""
-            {"nodes": [{"id": "mon", "type": "pulse-source", "params": {"device": "agtest_sink.monitor"}},
-                       {"id": "out", "type": "wav-sink", "params": {"path": "\(captured.path)"}}],
-             "connections": [{"from": "mon", "to": "out"}]}
-            """)
+        let captured = CLI.tempDir().appendingPathComponent("monitor.wav")
         let play = try Self.graph("""
             {"nodes": [{"id": "tone", "type": "test-signal", "params": {"frequency": 440, "level": -12, "rate": 48000, "channels": 2, "duration": 1.5}},
                        {"id": "spk", "type": "pulse-sink", "params": {"device": "agtest_sink"}}],
              "connections": [{"from": "tone", "to": "spk"}]}
             """)
-        let player = CLI.binary.path
-        let r = try CLI.run(["run", capture.path], interruptAfter: [3.5], during: {
-            usleep(500_000)
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: player)
-            p.arguments = ["run", play.path]
-            try? p.run()
-            p.waitUntilExit()
-        })
+        let r = try Self.recordingMonitor(to: captured) {
+            usleep(500_000)  // the recorder is listening
+            defer { usleep(300_000) }  // the tone's end reaches the recording
+            return try CLI.run(["run", play.path])
+        }
         #expect(r.status == 0, "\(r.stderr)")
         let back = try WAVFixture.read(captured)
         let left = stride(from: 0, to: back.samples.count, by: back.channels).map { Float(back.samples[$0]) / 32768 }
