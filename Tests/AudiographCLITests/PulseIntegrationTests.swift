@@ -61,6 +61,23 @@ import Testing
         return try body()
     }
 
+    /// Lets `pid` run again `seconds` after it has been stopped (SIGSTOP), on a thread of its
+    /// own; gives up when the process ends first.
+    static func resume(_ pid: Int32, stoppedFor seconds: Double) {
+        Thread {
+            while let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") {
+                // The state follows the command's name: "pid (name) T ...".
+                if stat[close...].dropFirst(2).first == "T" {
+                    usleep(UInt32(seconds * 1e6))
+                    kill(pid, SIGCONT)
+                    return
+                }
+                usleep(5000)
+            }
+        }.start()
+    }
+
     /// A recognisable, non-periodic test signal.
     static func signal(seconds: Double) -> [Int16] {
         var s: UInt32 = 12345
@@ -209,19 +226,17 @@ import Testing
     @Test(.pulseDaemon) func playbackThatRunsDryReportsUnderruns() throws {
         let play = try Self.graph("""
             {"nodes": [{"id": "tone", "type": "test-signal", "params": {"frequency": 440, "level": -12, "rate": 48000, "channels": 2, "duration": 2.5}},
+                       {"id": "meter", "type": "level-meter", "params": {"interval": 0.25}},
                        {"id": "spk", "type": "pulse-sink", "params": {"device": "agtest_sink", "latency": 0.02}}],
-             "connections": [{"from": "tone", "to": "spk"}]}
+             "connections": [{"from": "tone", "to": "meter"}, {"from": "meter", "to": "spk"}]}
             """)
         // Freeze the player mid-playback (as a stalled machine would): the server's buffer
-        // runs dry, and the player must say so once it runs again.
-        let r = try CLI.run(["run", play.path, "--json"], timeout: 20, started: { pid in
-            Thread {
-                usleep(1_000_000)
-                kill(pid, SIGSTOP)
-                usleep(600_000)
-                kill(pid, SIGCONT)
-            }.start()
-        })
+        // runs dry, and the player must say so once it runs again. It is frozen once it has
+        // rendered 0.75 s (its third level report): with file input it renders at most its
+        // 0.5 s ring ahead of what plays, so playback has begun however slowly it started.
+        let r = try CLI.run(["run", play.path, "--json"], signal: SIGSTOP, timeout: 20,
+                            interruptWhen: { $0.components(separatedBy: #""type":"level""#).count > 3 },
+                            started: { Self.resume($0, stoppedFor: 0.6) })
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains(#""type":"underrun","node":"spk""#), "\(r.stdout)")
         #expect(r.stderr.contains("audiograph: audio lost: node \"spk\""), "\(r.stderr)")
