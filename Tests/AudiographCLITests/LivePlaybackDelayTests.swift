@@ -3,31 +3,16 @@ import Foundation
 import Testing
 
 /// A live graph's speaker after the machine stalls: what was captured meanwhile plays late,
-/// none of it is lost, and the delay is given back in the next silence.
+/// none of it is lost up to what the sink holds (more is reported), and the delay is given
+/// back in the next silence.
 extension PulseIntegrationTests {
     @Test(.pulseDaemon) func aStalledLivePlayerLosesNothingAndGivesTheDelayBackInSilence() throws {
-        let pipe = try #require(Self.pipe)
         let heard = CLI.tempDir().appendingPathComponent("monitor.wav")
-        let g = try Self.graph("""
-            {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe"}},
-                       {"id": "spk", "type": "pulse-sink", "params": {"device": "agtest_sink"}}],
-             "connections": [{"from": "mic", "to": "spk"}]}
-            """)
         // 1.5 s of sound, 2.5 s of digital silence, 1 s of sound, captured live; the player
         // is frozen for 1 s in the first sound, while the server keeps capturing.
         let sound = Self.signal(seconds: 1.5), silence = [Int16](repeating: 0, count: 40000)
-        let fed = sound + silence + Array(sound.prefix(16000))
         let r = try Self.recordingMonitor(to: heard) {
-            try CLI.run(["run", g.path, "--json"], interruptAfter: [8], timeout: 30,
-                        during: { Self.feed(fed, to: pipe, after: 0.6) },
-                        started: { pid in
-                            Thread {
-                                usleep(1_300_000)
-                                kill(pid, SIGSTOP)
-                                usleep(1_000_000)
-                                kill(pid, SIGCONT)
-                            }.start()
-                        })
+            try Self.stalledLivePlayer(sound + silence + Array(sound.prefix(16000)), stall: 1)
         }
         #expect(r.status == 0, "\(r.stderr)")
         #expect(!r.stdout.contains(#""type":"overrun","node":"spk""#), "nothing was dropped: \(r.stdout)")
@@ -52,5 +37,36 @@ extension PulseIntegrationTests {
         }
         let gap = Double(longest) / 100
         #expect(gap < 2.0, "the stall's delay was given back in the silence: it played for \(gap) s")
+    }
+
+    /// More than the sink holds (2 s) captured while the player is frozen: what does not fit
+    /// is dropped, and said, as an `overrun` event and the run's loss line.
+    @Test(.pulseDaemon) func aStallLongerThanTheSinkHoldsIsReportedAsLost() throws {
+        let r = try Self.stalledLivePlayer(Self.signal(seconds: 4), stall: 3)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(#""type":"overrun","node":"spk""#), "\(r.stdout)")
+        #expect(r.stderr.contains("audiograph: audio lost: node \"spk\""), "\(r.stderr)")
+    }
+
+    /// Runs a live pipe source into `pulse-sink` on `fed` (16 kHz), the player frozen for
+    /// `stall` seconds from 0.7 s into the feed, while the server keeps capturing.
+    static func stalledLivePlayer(_ fed: [Int16], stall: Double) throws -> CLI.Result {
+        let pipe = try #require(Self.pipe)
+        let g = try Self.graph("""
+            {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe"}},
+                       {"id": "spk", "type": "pulse-sink", "params": {"device": "agtest_sink"}}],
+             "connections": [{"from": "mic", "to": "spk"}]}
+            """)
+        let seconds = Double(fed.count) / 16000
+        return try CLI.run(["run", g.path, "--json"], interruptAfter: [0.6 + seconds + stall + 1.4], timeout: 40,
+                           during: { Self.feed(fed, to: pipe, after: 0.6) },
+                           started: { pid in
+                               Thread {
+                                   usleep(1_300_000)
+                                   kill(pid, SIGSTOP)
+                                   usleep(UInt32(stall * 1e6))
+                                   kill(pid, SIGCONT)
+                               }.start()
+                           })
     }
 }
