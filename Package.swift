@@ -17,7 +17,10 @@ let package = Package(
     ],
     targets: [
         // MARK: C libraries
-        .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
+        // No pkgConfig: libpulse's .pc adds -D_REENTRANT and -pthread, which SwiftPM refuses
+        // with a warning on every build; the headers are in /usr/include and AudioGraphPulse
+        // links libpulse itself.
+        .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         /// flite's headers (flite1-dev), its libraries opened at first use (CFlite.h).
@@ -37,7 +40,8 @@ let package = Package(
         // MARK: Engine
         .target(name: "AudioGraphCore", dependencies: ["CSndFile", "CDSPKernels"]),
         .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CFFTW", "CDSPKernels"], exclude: ["Speech/TUNING.md"]),
-        .target(name: "AudioGraphPulse", dependencies: ["AudioGraphCore", "CPulse"]),
+        .target(name: "AudioGraphPulse", dependencies: ["AudioGraphCore", "CPulse"],
+                linkerSettings: [.linkedLibrary("pulse")]),  // CPulse has no pkgConfig (see above)
         .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "AudioGraphDSP", "CPocketSphinx", "CPocketSphinxSupport", "CFlite"],
                 exclude: ["TUNING.md"]),
         .target(

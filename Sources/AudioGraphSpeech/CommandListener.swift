@@ -5,7 +5,7 @@ import Synchronization
 /// one command with the node's grammar or language model, then waits again.
 ///
 ///     waiting-for-wake-word ──wake word──► listening ──final result──► waiting-for-wake-word
-///                                              └──no speech in `command-timeout`──┘
+///                                              └──no command begins in `command-timeout`──┘
 ///
 /// While it waits, every sample goes to the ``WakeWordSpotter`` and into the utterance
 /// decoder's pre-roll (not decoded), so the command, the first utterance that begins after
@@ -15,8 +15,9 @@ import Synchronization
 final class CommandListener {
     enum Phase: Equatable {
         case waiting
-        /// Listening for a command since the wake word ended at this stream time.
-        case listening(since: Double)
+        /// Listening for a command since the wake word ended at this stream time; `began`:
+        /// the command has begun (an utterance is open), so the timeout no longer applies.
+        case listening(since: Double, began: Bool)
     }
 
     let nodeId: String
@@ -58,17 +59,22 @@ final class CommandListener {
                 let t = utterances.position
                 emit(.wake(node: nodeId, phrase: spotter.phrase, t: t), t)
                 emit(.assistant(node: nodeId, state: .listening, reason: nil, t: t), t)
-                phase = .listening(since: t)
+                phase = .listening(since: t, began: false)
                 utterances.listening = true
             }
-        case .listening(let since):
+        case .listening(let since, var began):
             if cancelRequested.exchange(false, ordering: .acquiring) {
                 utterances.drop()
                 return back(.cancelled, utterances)
             }
+            // `command-timeout` bounds when the command begins, not when it ends: once an
+            // utterance has opened, the command's final result (understood or not) ends it.
+            began = began || utterances.open && !utterances.tentative
             utterances.take(block)
             guard isListening else { return }  // a final result ended the command
-            if !utterances.open && !utterances.tentative && utterances.position - since >= timeout {
+            began = began || utterances.open && !utterances.tentative
+            phase = .listening(since: since, began: began)
+            if !began && !utterances.open && !utterances.tentative && utterances.position - since >= timeout {
                 back(.noSpeech, utterances)
             }
         }

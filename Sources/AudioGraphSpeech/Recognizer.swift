@@ -219,6 +219,9 @@ public final class Recognizer: AudioNode {
 
     public func takeStreamEvents(nodeId: String) -> StreamEvents? { stage?.take() }
 
+    /// Decodes on a thread of its own, behind the audio.
+    public var worksBehind: Bool { true }
+
     private func startThread() {
         guard let stage, decoder != nil || loading != nil else { return }
         let warnings = loadWarnings.map { StreamEvent(at: 0, EngineEvent.warning(node: nodeId, message: $0)) }

@@ -2,9 +2,9 @@ import AudioGraph
 import AudioGraphCore
 import Foundation
 
-/// Prints engine events: JSON lines on stdout with `--json`, otherwise readable lines
-/// (errors and warnings on stderr as one `audiograph:` line each), above the ``LiveDisplay``
-/// when stdout is a terminal. Called on the engine's delivery thread.
+/// Prints engine events: JSON lines on stdout with `--json`, otherwise readable lines: the
+/// finals on stdout, everything else on stderr (errors and warnings as one `audiograph:`
+/// line each), above the ``LiveDisplay`` when stdout is a terminal. Called on the engine's delivery thread.
 final class EventPrinter: Sendable {
     let json: Bool
     let stderrIsTTY = isatty(STDERR_FILENO) == 1
@@ -78,13 +78,13 @@ final class EventPrinter: Sendable {
             }
             if show { err(line) }
         case .level(let node, let t, let rms, let peak):
-            out(String(format: "%8.3f s  %@  level  rms %6.1f dBFS  peak %6.1f dBFS", t, node, rms, peak))
+            info(String(format: "%8.3f s  %@  level  rms %6.1f dBFS  peak %6.1f dBFS", t, node, rms, peak))
         case .speechStart(let node, let t, _):
-            out(String(format: "%8.3f s  %@  speech starts", t, node))
+            info(String(format: "%8.3f s  %@  speech starts", t, node))
         case .speechEnd(let node, let t, _):
-            out(String(format: "%8.3f s  %@  speech ends", t, node))
+            info(String(format: "%8.3f s  %@  speech ends", t, node))
         case .utteranceEnd(let node, let u, let t, _):
-            out(String(format: "%8.3f s  %@  utterance %d ends", t, node, u))
+            info(String(format: "%8.3f s  %@  utterance %d ends", t, node, u))
         case .partial(_, _, let text):
             display?.setPartial(text)
         case .final(_, let r):
@@ -92,14 +92,14 @@ final class EventPrinter: Sendable {
             out(String(format: "%8.3f s  [%d] ", r.start, r.utterance) + style.paint(r.text, "1")
                 + String(format: "  (confidence %.2f)", r.confidence))
         case .speakStart(let node, _, let text, let t):
-            out(String(format: "%8.3f s  %@  says: %@", t, node, text))
+            info(String(format: "%8.3f s  %@  says: %@", t, node, text))
         case .speakEnd(let node, _, let t, let cancelled):
-            if cancelled { out(String(format: "%8.3f s  %@  stopped speaking", t, node)) }
+            if cancelled { info(String(format: "%8.3f s  %@  stopped speaking", t, node)) }
         case .wake(let node, let phrase, let t):
-            out(String(format: "%8.3f s  %@  heard \"%@\"", t, node, phrase))
+            info(String(format: "%8.3f s  %@  heard \"%@\"", t, node, phrase))
         case .assistant(_, let state, let reason, let t):
             display?.setState(state.rawValue)
-            out(String(format: "%8.3f s  -- %@", t, state.rawValue + (reason.map { " (\($0.rawValue))" } ?? "")))
+            info(String(format: "%8.3f s  -- %@", t, state.rawValue + (reason.map { " (\($0.rawValue))" } ?? "")))
         case .earcon:
             break
         case .warning(let node, let message):
@@ -120,6 +120,14 @@ final class EventPrinter: Sendable {
             out(EngineEvent.error(e).jsonLine)
             out(EngineEvent.end(.error).jsonLine)
         }
+    }
+
+    /// A line about the run other than a result (vad, end of speech, the assistant's states,
+    /// what it says): on a terminal above the live area, otherwise on stderr, so stdout
+    /// piped to a file holds the finals alone.
+    private func info(_ line: String) {
+        if let display { return display.printAbove(line) }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
     private func out(_ line: String) {

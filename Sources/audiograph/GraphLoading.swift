@@ -1,10 +1,13 @@
 import AudioGraph
 import AudioGraphCore
+import Foundation
 
 /// Loads a graph file, applies `--source`, `--sink` and `--set`, and validates it.
 enum GraphLoading {
+    /// `checkSources`: a `--source` file that is missing or a folder is reported at its
+    /// argument (a run needs it; `validate` and `dot` do not).
     static func load(_ path: String, sources: [String], sinks: [String] = [], sets: [String],
-                     registry: NodeRegistry = .builtin) throws -> ValidatedGraph {
+                     registry: NodeRegistry = .builtin, checkSources: Bool = false) throws -> ValidatedGraph {
         var graph = try GraphFile.load(GraphLocator.resolve(path), registry: registry)
         for s in sources {
             let (node, file) = GraphEdits.splitTarget(s, graph: graph)
@@ -15,10 +18,25 @@ enum GraphLoading {
             try GraphEdits.sink(file, node: node, in: &graph)
         }
         for s in sets { try GraphEdits.set(s, in: &graph, registry: registry) }
+        let validated: ValidatedGraph
         switch GraphValidator.validate(graph, registry: registry) {
-        case .success(let g): return g
+        case .success(let g): validated = g
         case .failure(let e): throw e
         }
+        if checkSources {
+            for s in sources {
+                let (_, file) = GraphEdits.splitTarget(s, graph: graph)
+                var isDirectory: ObjCBool = false
+                if !FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) {
+                    throw EngineError(.audioFile, "--source \(s): no such file")
+                }
+                if isDirectory.boolValue {
+                    throw EngineError(.audioFile, "--source \(s): is a directory, not a sound file",
+                                      suggestion: "`audiograph batch \(path) \(file)` runs the graph on every sound file in it")
+                }
+            }
+        }
+        return validated
     }
 
     /// The graph a one-graph command names (`validate`, `dot`, `tune`): `--source` and

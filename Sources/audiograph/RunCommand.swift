@@ -34,7 +34,7 @@ enum RunCommand: Command {
           --list                  List the installed graphs and where they are.
           -h, --help              Show this help.
 
-        EVENTS (--json): state, device, level, probability, speech-start, speech-end,
+        EVENTS (--json): state, device, level, vad-probability, speech-start, speech-end,
         utterance-end, partial, final, wake, assistant, earcon, speak-start, speak-end,
         warning, overrun, underrun, error, end (with reason
         end-of-input, end-of-speech, no-speech, stopped, cancelled or error).
@@ -52,7 +52,16 @@ enum RunCommand: Command {
         let sources = try args.options("--source"), sets = try args.options("--set"), sinks = try args.options("--sink")
         let json = args.flag("--json"), realtime = args.flag("--realtime")
         let blockText = try args.options("--block").last
-        let path = try args.positional("graph file")
+        guard let path = try? args.positional("graph file") else {
+            throw UsageError("run: missing graph file (a graph file, or an installed graph: `audiograph run --list`; "
+                             + "for example `audiograph run transcribe --source talk.wav`; `audiograph run --help`)")
+        }
+        // A sound file where an option was meant: `run transcribe talk.wav`.
+        if let extra = args.positionals().first {
+            let sound = ["wav", "wave", "flac", "ogg", "opus", "mp3", "aiff", "aif", "caf"]
+                .contains((extra as NSString).pathExtension.lowercased())
+            throw UsageError("run: unexpected argument \"\(extra)\"" + (sound ? " (to run the graph on a file: --source \(extra))" : ""))
+        }
         try args.finish(name)
         var options = AudioEngine.Options(realtime: realtime)
         if let blockText {
@@ -63,7 +72,7 @@ enum RunCommand: Command {
         }
 
         let signals = SignalHandler()
-        let graph = try GraphLoading.load(path, sources: sources, sinks: sinks, sets: sets)
+        let graph = try GraphLoading.load(path, sources: sources, sinks: sinks, sets: sets, checkSources: true)
         // The live area (partial, status, level) only on a terminal, never with --json.
         let display = !json && isatty(STDOUT_FILENO) == 1
             ? LiveDisplay(style: TerminalStyle(isTTY: true)) : nil
@@ -106,8 +115,11 @@ enum RunCommand: Command {
             let wall = Date().timeIntervalSince(started)
             let audio = engine.position
             let speed = wall > 0 && audio > 0 ? String(format: ", %.0fx real time", audio / wall) : ""
-            FileHandle.standardError.write(Data(String(format: "audiograph: ended (%@): %.2f s of audio in %.3f s%@\n",
-                                                       reason!.rawValue, audio, wall, speed).utf8))
+            // The files the run wrote (its wav-sinks), where a user looks for them.
+            let written = graph.nodes.filter { $0.descriptor.type == "wav-sink" }.compactMap { $0.parameters.string("path") }
+            let wrote = reason == .error || written.isEmpty ? "" : "; wrote " + written.joined(separator: ", ")
+            FileHandle.standardError.write(Data(String(format: "audiograph: ended (%@): %.2f s of audio in %.3f s%@%@\n",
+                                                       reason!.rawValue, audio, wall, speed, wrote).utf8))
         }
         let status: Int32 = reason == .error ? (printer.sawModelError ? 2 : 1) : 0
         // All the run owes is out: its events written, its sinks finished (files closed,

@@ -40,6 +40,25 @@ final class FailOnceSink: AudioNode {
         #expect(try await engine.run() == .endOfInput, "the first run's error is not the second's")
     }
 
+    /// The async event stream of a reset engine delivers the second run's events (the first
+    /// run's end finished the first stream).
+    @Test func eventsAfterResetReachTheStream() async throws {
+        var g = GraphDescription(name: "twice")
+        g.addNode("src", type: "ramp", ["frames": 4000])
+        g.addNode("out", type: "null-sink")
+        g.connect("src", to: "out")
+        let engine = try AudioEngine(graph: g, registry: registry)
+        try engine.prepare()
+        for run in 1...2 {
+            let stream = engine.events
+            #expect(try await engine.run() == .endOfInput)
+            var ends = 0
+            for await e in stream { if case .end = e { ends += 1 } }
+            #expect(ends == 1, "run \(run): its end reached the stream")
+            try engine.reset()
+        }
+    }
+
     @Test func resetRefusesARunningEngineAndAnUnpreparedOne() async throws {
         var g = GraphDescription(name: "endless")
         g.addNode("src", type: "test-signal", ["duration": 0])

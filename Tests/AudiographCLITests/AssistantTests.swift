@@ -63,6 +63,22 @@ import Testing
         #expect(of("final", es).isEmpty && of("speak-start", es).isEmpty)
     }
 
+    /// `command-timeout` bounds when the command begins, not when its final comes: a command
+    /// that begins 1 s after the wake word and ends past a 2 s timeout is understood, with no
+    /// `no-speech` and no error earcon.
+    @Test(.flite) func aCommandThatBeginsInTimeMayEndAfterTheTimeout() throws {
+        let user = try #require(Flite.script([("hello computer", 1.0), ("find japanese restaurants nearby", 4)]))
+        let r = try CLI.run(["run", "graphs/assistant.json", "--source", user.path, "--sink",
+                             CLI.tempDir().appendingPathComponent("a.wav").path, "--json", "--set", "asr.command-timeout=2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let es = events(r)
+        let wake = of("wake", es).first?["t"] as? Double ?? 0
+        let final = of("final", es).first
+        #expect((final?["end"] as? Double).map { $0 - wake > 2 } == true, "the command ends after the timeout: \(String(describing: final))")
+        #expect(of("assistant", es).compactMap { $0["reason"] as? String } == ["understood"])
+        #expect(of("earcon", es).compactMap { $0["name"] as? String } == ["start", "end"])
+    }
+
     /// Grammar-aware end of speech: a pause inside a command ("find japanese ... restaurants
     /// nearby") does not end it; the same pause with the fixed short window does.
     @Test(.flite) func aPauseInsideACommandDoesNotEndIt() throws {

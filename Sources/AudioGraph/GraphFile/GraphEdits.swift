@@ -17,8 +17,24 @@ public enum GraphEdits {
             throw GraphError(.unknownNode, "--set \(assignment): no node with this id (nodes: \(graph.nodes.map(\.id).joined(separator: ", ")))",
                              file: graph.file, node: nodeId)
         }
-        let spec = registry[graph.nodes[i].type]?.parameter(param)
-        graph.nodes[i].params[param] = spec?.parse(text: text) ?? ParameterValue.string(text)
+        // Checked here, so a bad value is reported at the argument that gave it, not at the
+        // graph file's line for the node.
+        let type = graph.nodes[i].type
+        if let descriptor = registry[type] {
+            guard let spec = descriptor.parameter(param) else {
+                let names = descriptor.parameters.map(\.name)
+                let near = GraphValidator.closest(param, among: names)
+                throw GraphError(.unknownParameter, "--set \(assignment): node \"\(nodeId)\" (\(type)) has no parameter \"\(param)\"",
+                                 suggestion: near.map { "did you mean \"\($0)\"?" } ?? "known: \(names.joined(separator: ", "))")
+            }
+            let value = spec.parse(text: text)
+            if case .failure(let why) = spec.check(value) {
+                throw GraphError(.badParameterValue, "--set \(assignment): node \"\(nodeId)\": parameter \"\(param)\": \(why.message)")
+            }
+            graph.nodes[i].params[param] = value
+        } else {
+            graph.nodes[i].params[param] = .string(text)  // the node type itself is reported by validation
+        }
         graph.nodes[i].paramLocations[param] = nil
     }
 

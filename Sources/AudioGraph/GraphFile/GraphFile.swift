@@ -9,23 +9,24 @@ import Foundation
 public enum GraphFile {
     /// Reads and parses `path`. Throws every problem found, each placed in the file.
     ///
-    /// Relative paths written in the file (parameters that take a path: `grammar`, `dict`,
-    /// `lm`, `hmm`, a file source's or sink's `path`) are resolved against the file's folder,
-    /// so a graph works from any working directory; paths given later (`--set`, `--source`)
-    /// stay relative to the working directory.
+    /// Relative paths of what a graph reads (parameters that take a path: `grammar`, `dict`,
+    /// `lm`, `hmm`, a file source's `path`, earcon files) are resolved against the file's
+    /// folder, so a graph works from any working directory; relative paths of what it writes
+    /// (a wav-sink's `path`: ``ParameterSpec/isOutput``) and paths given later (`--set`,
+    /// `--source`) stay relative to the working directory.
     public static func load(_ path: String, registry: NodeRegistry = .builtin) throws(GraphErrors) -> GraphDescription {
         var graph = try read(path)
         resolvePaths(in: &graph, against: (path as NSString).deletingLastPathComponent, registry: registry)
         return graph
     }
 
-    /// Makes the relative values of path parameters relative to `folder` instead of the
+    /// Makes the relative values of path parameters a node reads relative to `folder` instead of the
     /// working directory (nothing changes when `folder` is empty: the file is in it).
     public static func resolvePaths(in graph: inout GraphDescription, against folder: String, registry: NodeRegistry) {
         guard !folder.isEmpty else { return }
         for n in graph.nodes.indices {
             guard let d = registry[graph.nodes[n].type] else { continue }
-            for spec in d.parameters {
+            for spec in d.parameters where !spec.isOutput {
                 let keywords: [String]
                 switch spec.kind {
                 case .path: keywords = []

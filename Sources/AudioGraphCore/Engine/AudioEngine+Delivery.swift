@@ -45,6 +45,16 @@ extension AudioEngine {
             return worked
         }
         var reportedDrops = 0
+        var reportedStalls = 0
+        /// A give-up of the lockstep wait, said once each (rare: a node stopped reporting).
+        func reportStalls() {
+            let stalls = lockstepStalls.load(ordering: .relaxed)
+            guard stalls > reportedStalls else { return }
+            reportedStalls = stalls
+            deliver(.warning(node: nil, message: "file input in lockstep: delivery made no progress for "
+                + "\(Int(Self.lockstepPatience)) s, rendering went on without it (\(stalls) time(s)); "
+                + "answers may start later than in a live run"))
+        }
         while true {
             // In this order: how far the render thread has got (every event of the blocks it
             // covers is then in the ring), lagging nodes' events (a render event about audio a
@@ -66,9 +76,11 @@ extension AudioEngine {
                 _ = takeStreamEvents()  // nodes have finished: complete through the end
                 _ = deliverInOrder(flush: true)
                 deliveredThrough.store(Double.infinity.bitPattern, ordering: .releasing)
+                deliveredWake.signal()
                 for step in plan.steps {
                     for e in step.node.takeEvents(nodeId: step.id) { deliver(e) }
                 }
+                reportStalls()
                 let dropped = outlet.dropped.load(ordering: .relaxed)
                 if dropped > reportedDrops {
                     deliver(.warning(node: nil, message: "\(dropped) events were dropped (event queue full)"))
@@ -92,7 +104,10 @@ extension AudioEngine {
             if deliverInOrder(flush: false) { worked = true }
             // Every event about the audio before this has been delivered (and observed).
             let delivered = min(order.renderedThrough, order.laggingThrough)
-            deliveredThrough.store(delivered.bitPattern, ordering: .releasing)
+            if delivered != Double(bitPattern: deliveredThrough.load(ordering: .relaxed)) {
+                deliveredThrough.store(delivered.bitPattern, ordering: .releasing)
+                deliveredWake.signal()
+            }
             if drainTaps(flush: false) { worked = true }
             for step in plan.steps {
                 for e in step.node.takeEvents(nodeId: step.id) {
@@ -100,6 +115,7 @@ extension AudioEngine {
                     deliver(e)
                 }
             }
+            reportStalls()
             let dropped = outlet.dropped.load(ordering: .relaxed)
             if dropped > reportedDrops && dropped - reportedDrops >= 100 {
                 deliver(.overrun(node: "engine", lost: dropped - reportedDrops))

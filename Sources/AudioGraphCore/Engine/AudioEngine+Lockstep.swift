@@ -7,30 +7,48 @@ import Foundation
 /// happened to be. With live input the audio's own pace does this.
 ///
 /// Rule: before rendering the block that starts at stream time `T`, every event decided
-/// before `T - lockstepSlack` has been delivered to the observers. The slack lets a
-/// lagging node trail the render thread by the delay of the converters in front of it
-/// (a resampler's filter) without the two waiting on each other. A node that schedules
-/// its answer `lockstepSlack` plus one of its blocks after the event's stream time
-/// therefore starts it at the same stream time in every file run.
+/// before `min(T - lockstepSlack, G)` has been delivered to the observers, where `G` is the
+/// stream time through which the nodes working behind the audio (``AudioNode/worksBehind``)
+/// have been given their input. Both bounds are fixed by the blocks rendered, not by thread
+/// timing, so the wait is deterministic; the slack lets such a node trail the render thread
+/// without the two waiting on each other, and `G` keeps the wait to what can be known: a
+/// node behind converters that hold audio back (an FFT resampler's bursts) cannot report
+/// about audio it has not been given. A node that schedules its answer `lockstepSlack` plus
+/// one of its blocks after the event's stream time therefore starts it at the same stream
+/// time in every file run.
 extension AudioEngine {
     /// How far behind the render thread delivery may be with file input in lockstep (s).
     public static let lockstepSlack = 0.2
+    /// How long the render thread waits for delivery without progress before it gives up
+    /// (a node working behind the audio that stopped reporting); each give-up is counted in
+    /// ``lockstepStalls``.
+    static let lockstepPatience = 5.0
 
-    /// Waits (file input only) until events up to `t - lockstepSlack` are delivered; gives up
-    /// after 2 s of no progress (a lagging node that stopped reporting), or on stop/cancel.
-    func awaitDelivery(before t: Double) {
-        // Nothing was decided before the stream began (and a lagging node reports only on
-        // audio it has been given: waiting here would wait for itself).
-        guard t - Self.lockstepSlack > 0 else { return }
+    /// Waits (file input only) until events up to `min(t - lockstepSlack, given)` are
+    /// delivered, sleeping on the delivery thread's signal; returns on stop/cancel, or after
+    /// `lockstepPatience` without progress (counted).
+    func awaitDelivery(before t: Double, given: Double) {
+        let target = min(t - Self.lockstepSlack, given)
+        // Nothing was decided before the stream began.
+        guard target > 0 else { return }
         var last = Double(bitPattern: deliveredThrough.load(ordering: .acquiring))
-        var idle = 0
-        while last < t - Self.lockstepSlack && idle < 8000 {
+        var waitedSince = -1.0
+        while last < target {
             if cancelRequested.load(ordering: .relaxed) || stopRequested.load(ordering: .relaxed) { return }
             deliveryWake.signal()
-            usleep(250)
+            deliveredWake.wait(timeout: 0.1) {
+                Double(bitPattern: deliveredThrough.load(ordering: .acquiring)) > last
+            }
             let now = Double(bitPattern: deliveredThrough.load(ordering: .acquiring))
-            idle = now > last ? 0 : idle + 1
-            last = now
+            if now > last {
+                waitedSince = -1
+                last = now
+            } else if waitedSince < 0 {
+                waitedSince = monotonicSeconds()
+            } else if monotonicSeconds() - waitedSince > Self.lockstepPatience {
+                lockstepStalls.add(1, ordering: .relaxed)
+                return
+            }
         }
     }
 }

@@ -40,7 +40,7 @@ extension AudioEngine {
                 _ = outlet.emit(EngineMarker.event(state: .listening))
                 continue
             }
-            if lockstep && !stopping { awaitDelivery(before: plan.streamSeconds) }
+            if lockstep && !stopping { awaitDelivery(before: plan.streamSeconds, given: plan.givenThrough) }
             if !plan.renderBlock(delivered: Double(bitPattern: deliveredThrough.load(ordering: .acquiring))) {
                 reason = .error
                 break

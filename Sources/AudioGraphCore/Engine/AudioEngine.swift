@@ -57,12 +57,19 @@ public final class AudioEngine: @unchecked Sendable {
     let pauseRequested = Atomic<Bool>(false)
     let clockFrames = Atomic<Int>(0)
     /// Stream time of the last block rendered whole (bits of a Double): events up to it are queued.
-    let renderedThrough = Atomic<UInt64>(0)
+    /// Minus infinity before the first block: a lagging node's events at stream time 0 wait
+    /// behind the render thread's first state marker.
+    let renderedThrough = Atomic<UInt64>((-Double.infinity).bitPattern)
     let blockCount = Atomic<Int>(0)
     /// Stream time through which every event has been delivered to observers (bits of a
     /// Double), and whether file input waits for it (``awaitDelivery(before:)``).
     let deliveredThrough = Atomic<UInt64>((-Double.infinity).bitPattern)
     var lockstep = false
+    /// Wakes the render thread waiting in lockstep: the delivery thread after it delivered further.
+    let deliveredWake = Wakeup()
+    /// Times the render thread gave up waiting for delivery in lockstep (a node working
+    /// behind the audio stopped reporting); 0 in a healthy run.
+    let lockstepStalls = Atomic<Int>(0)
     /// Wakes the delivery thread: the render thread after a block that queued events or
     /// tap audio, nodes' own threads when they have events.
     let deliveryWake = Wakeup()
@@ -71,9 +78,11 @@ public final class AudioEngine: @unchecked Sendable {
     let endedCondition = NSCondition()
     let lock = Locked<Shared>(Shared())
     var finishErrors: [EngineError] = []  // render thread writes before the end marker
-    let eventStream: AsyncStream<EngineEvent>
+    /// The run's event stream; `reset()` makes a new one, the last run's having finished.
+    /// Replaced only while no run is in progress (no delivery thread reads it then).
+    var eventStream: AsyncStream<EngineEvent>
     let streamWanted = Atomic<Bool>(false)
-    let eventContinuation: AsyncStream<EngineEvent>.Continuation
+    var eventContinuation: AsyncStream<EngineEvent>.Continuation
 
     struct Shared {
         var handler: (@Sendable (EngineEvent) -> Void)?
@@ -146,8 +155,9 @@ public final class AudioEngine: @unchecked Sendable {
         lock.withLock { $0.handler = handler }
     }
 
-    /// Every event, in stream order (the newest 4096 are kept while the reader lags).
-    /// Events are only buffered once this has been asked for, so a run driven by
+    /// Every event of the run, in stream order (the newest 4096 are kept while the reader
+    /// lags); it finishes when the run ends. After ``reset()`` it is a new stream for the next
+    /// run. Events are only buffered once this has been asked for, so a run driven by
     /// `setEventHandler` alone keeps nothing.
     public var events: AsyncStream<EngineEvent> {
         streamWanted.store(true, ordering: .releasing)
@@ -219,8 +229,11 @@ public final class AudioEngine: @unchecked Sendable {
         stopRequested.store(false, ordering: .relaxed)
         cancelRequested.store(false, ordering: .relaxed)
         clockFrames.store(0, ordering: .relaxed)
-        renderedThrough.store(0, ordering: .relaxed)
+        renderedThrough.store((-Double.infinity).bitPattern, ordering: .relaxed)
         deliveredThrough.store((-Double.infinity).bitPattern, ordering: .relaxed)
+        lockstepStalls.store(0, ordering: .relaxed)
+        // The last run finished its stream: the next run's events go to a new one.
+        (eventStream, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
         outlet = EventOutlet(capacity: options.eventCapacity, policy: graph.isLive ? .drop : .block)
         for step in plan.steps { step.io.events = outlet }
         lock.withLock { $0.endReason = nil }

@@ -140,7 +140,11 @@ public final class LaggingStage: @unchecked Sendable {
 
     /// Every event about the audio before `t` has been emitted.
     public func reached(_ t: Double) {
-        outbox.withLock { $0.through = max($0.through, t) }
+        let moved = outbox.withLock { o in
+            defer { o.through = max(o.through, t) }
+            return t > o.through
+        }
+        if moved { eventsReady.signal() }  // the engine may wait for this progress (lockstep)
     }
 
     /// Every event of the run has been emitted (the worker may still wait for `finish`).

@@ -14,6 +14,8 @@ final class RenderPlan {
     let isLive: Bool
     /// The first source: its position drives progress and real-time pacing.
     let clock: RenderStep?
+    /// The nodes that work behind the audio on threads of their own (recognizers).
+    let behind: [RenderStep]
     /// Set by a failing node other than a source: (step, code). Rendering stops at once.
     var failure: (RenderStep, Int32)?
     /// Set by the first failing source (a device gone): it ends like a stopped source, so
@@ -27,6 +29,7 @@ final class RenderPlan {
         self.blockFrames = blockFrames
         self.isLive = isLive
         stepById = Dictionary(uniqueKeysWithValues: steps.map { ($0.id, $0) })
+        behind = steps.filter { $0.role != .source && $0.node.worksBehind }
         // A live input sets the pace (a speech-synth beside a microphone follows it).
         let live = Set(graph.nodes.filter { $0.descriptor.isLive }.map(\.id))
         clock = steps.first { $0.role == .source && live.contains($0.id) } ?? steps.first { $0.role == .source }
@@ -128,6 +131,7 @@ final class RenderPlan {
                 let first = step.inputs[0]
                 if first.markerCount > 0 { for o in step.outputs { o.copyMarkers(from: first) } }
             }
+            if !step.inputs.isEmpty, step.inputs[0].frameLength > 0 { step.givenThrough = step.inputs[0].endTime }
             var producedAny = false
             for (b, o) in step.outputs.enumerated() where o.frameLength > 0 {
                 producedAny = true
@@ -159,6 +163,15 @@ final class RenderPlan {
             if let f = s.outputs.first?.format { end = max(end, Double(s.produced[0]) / f.sampleRate) }
         }
         return delivered > end + 1e-6  // a lagging node may still report at the end itself
+    }
+
+    /// Stream time through which every node working behind the audio has been given its
+    /// input (infinity without any, or once they have ended): none of them can report about
+    /// later audio yet.
+    var givenThrough: Double {
+        var t = Double.infinity
+        for s in behind where !s.ended { t = min(t, s.givenThrough) }
+        return t
     }
 
     /// Seconds of stream time the clock source has produced; once it has ended, the furthest

@@ -19,6 +19,9 @@ final class RenderStep {
     /// Tap points, one per output bus.
     let taps: [TapPoint]
     @exclusivity(unchecked) var ended = false
+    /// Stream time through which the node has been given input (the end of its last input
+    /// block); read for nodes that work behind the audio (``AudioNode/worksBehind``).
+    @exclusivity(unchecked) var givenThrough = -Double.infinity
     /// A source asked to deliver what it holds and end (stop).
     @exclusivity(unchecked) var stopping = false
     /// Whether the engine copies input 0's markers to the outputs (node makes none itself).
@@ -49,6 +52,7 @@ final class RenderStep {
     func rewind() {
         ended = false
         stopping = false
+        givenThrough = -.infinity
         for i in produced.indices { produced[i] = 0 }
         for o in outputs { o.frameLength = 0; o.sampleTime = 0 }
     }

@@ -58,6 +58,11 @@ public protocol AudioNode: AnyObject {
     /// (see `StreamOrder`). nil for nodes without such a thread. Delivery thread; may lock.
     func takeStreamEvents(nodeId: String) -> StreamEvents?
 
+    /// Whether the node works through its input on a thread of its own and reports through
+    /// ``takeStreamEvents(nodeId:)`` (a recognizer). With file input in lockstep the engine
+    /// waits for such a node's reports only through the audio it has been given.
+    var worksBehind: Bool { get }
+
     /// The run is being cancelled: drop pending work at once (a decoder's queued audio, its
     /// result in progress). Called on the control thread at any time during a run, also
     /// while `finish` waits for a thread of the node's own: set flags only.
@@ -104,6 +109,7 @@ extension AudioNode {
     }
     public func takeEvents(nodeId: String) -> [EngineEvent] { [] }
     public func takeStreamEvents(nodeId: String) -> StreamEvents? { nil }
+    public var worksBehind: Bool { false }
     public var drainsOnStop: Bool { false }
     public func setPaused(_ paused: Bool) {}
     public func abandon() {}

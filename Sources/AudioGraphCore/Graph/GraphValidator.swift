@@ -63,6 +63,8 @@ public enum GraphValidator {
 
         // Connections.
         var edges: [ValidatedGraph.Edge] = []
+        var edgeLocations: [SourceLocation?] = []
+        var fedByUnknown = Set<Int>()
         var taken = Set<[Int]>()
         for c in graph.connections {
             guard let from = indexById[c.from.node] else {
@@ -75,7 +77,10 @@ public enum GraphValidator {
                       suggestion: closest(c.to.node, among: graph.nodes.map(\.id)).map { "did you mean \"\($0)\"?" })
                 continue
             }
-            guard from >= 0, to >= 0 else { continue }  // unknown type, already reported
+            guard from >= 0, to >= 0 else {  // unknown type, already reported
+                if to >= 0 { fedByUnknown.insert(to) }  // its input is not missing: its source is unknown
+                continue
+            }
             let src = nodes[from], dst = nodes[to]
             let outBus = c.from.bus ?? 0
             if src.descriptor.outputs == 0 {
@@ -111,10 +116,11 @@ public enum GraphValidator {
             }
             taken.insert([to, inBus])
             edges.append(.init(from: from, fromBus: outBus, to: to, toBus: inBus, convert: c.convert))
+            edgeLocations.append(c.location)
         }
 
         // Required inputs.
-        for (i, n) in nodes.enumerated() {
+        for (i, n) in nodes.enumerated() where !fedByUnknown.contains(i) {
             let connected = Set(edges.filter { $0.to == i }.map(\.toBus))
             let location = graph.nodes.first { $0.id == n.id }?.location
             switch n.descriptor.inputs {
@@ -153,9 +159,33 @@ public enum GraphValidator {
             }
         }
         if order.count < nodes.count {
-            let stuck = (0..<nodes.count).filter { !order.contains($0) }.map { nodes[$0].id }
-            error(.cycle, "connections form a cycle through \(stuck.map { "\"\($0)\"" }.joined(separator: ", "))",
-                  at: nil, node: stuck.first)
+            // Left over: the nodes on a cycle and those downstream of one. Walk back from a
+            // leftover node along leftover inputs until a node repeats: that is a cycle.
+            let stuck = Set(0..<nodes.count).subtracting(order)
+            var path: [Int] = [stuck.min()!]
+            var closed = false
+            while !closed {
+                let k = edges.indices.first { edges[$0].to == path.last! && stuck.contains(edges[$0].from) }!
+                if let at = path.firstIndex(of: edges[k].from) {
+                    path = Array(path[at...])
+                    closed = true
+                } else {
+                    path.append(edges[k].from)
+                }
+            }
+            // In flow order each node feeds the next and the last the first. The connection
+            // reported is the cycle's last in the file (most likely the one written back
+            // upstream), and the loop is named from where it leads.
+            let flow = Array(path.reversed()), n = flow.count
+            let cycleEdges = (0..<n).map { i in
+                edges.indices.last { edges[$0].from == flow[i] && edges[$0].to == flow[(i + 1) % n] }!
+            }
+            let back = cycleEdges.indices.max { cycleEdges[$0] < cycleEdges[$1] }!
+            let loop = (0...n).map { "\"\(nodes[flow[(back + 1 + $0) % n]].id)\"" }
+            let k = cycleEdges[back]
+            error(.cycle, "connections form a cycle: " + loop.joined(separator: " -> "),
+                  at: edgeLocations[k], node: nodes[edges[k].from].id,
+                  suggestion: "a graph runs each node once per block, so audio cannot flow back; remove one of these connections")
         }
 
         if !errors.isEmpty { return .failure(GraphErrors(errors)) }
@@ -164,7 +194,8 @@ public enum GraphValidator {
     }
 
     /// The candidate nearest to `word` by edit distance, if it is near enough to suggest.
-    static func closest(_ word: String, among candidates: [String]) -> String? {
+    /// The candidate nearest `word` by edit distance, if near enough to suggest.
+    package static func closest(_ word: String, among candidates: [String]) -> String? {
         let scored = candidates.map { ($0, editDistance(word, $0)) }.min { $0.1 < $1.1 }
         guard let (best, d) = scored, d <= max(2, word.count / 3) else { return nil }
         return best

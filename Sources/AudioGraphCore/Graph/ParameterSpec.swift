@@ -33,12 +33,18 @@ public struct ParameterSpec: Sendable {
     public var unit: String?
     /// One line saying what the parameter does.
     public var help: String
+    /// Whether the path names a file the node writes: in a graph file a relative one is
+    /// resolved against the working directory (where a user expects output), while the paths
+    /// a node reads are resolved against the graph file's folder.
+    public var isOutput: Bool
 
-    /// A parameter `name` of `kind`, with its default, whether required, unit and help line.
+    /// A parameter `name` of `kind`, with its default, whether required, unit, whether it
+    /// names a file written (`output`) and help line.
     public init(
         _ name: String, _ kind: Kind, default defaultValue: ParameterValue? = nil,
-        required: Bool = false, unit: String? = nil, help: String
+        required: Bool = false, unit: String? = nil, output: Bool = false, help: String
     ) {
+        self.isOutput = output
         self.name = name
         self.kind = kind
         self.defaultValue = defaultValue

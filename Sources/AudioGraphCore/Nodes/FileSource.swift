@@ -48,14 +48,38 @@ public final class FileSource: AudioNode {
         loops = p.integer("loop")
     }
 
-    /// Whether `path` is read by the WAV reader (by its extension) rather than libsndfile.
+    /// Whether `path` is read by the WAV reader rather than libsndfile: named as a WAV and
+    /// starting like one (an MP3 or FLAC renamed `.wav` goes to libsndfile, which knows it by
+    /// its content; a file too short to tell goes to the WAV reader, which says why).
     static func isWAV(_ path: String) -> Bool {
+        guard isNamedWAV(path) else { return false }
+        guard let h = FileHandle(forReadingAtPath: path) else { return true }
+        defer { try? h.close() }
+        guard let head = try? h.read(upToCount: 4), head.count == 4 else { return true }
+        return ["RIFF", "RIFX", "RF64", "BW64"].contains(String(decoding: head, as: UTF8.self))
+    }
+
+    /// Whether `path` has a WAV file's extension.
+    static func isNamedWAV(_ path: String) -> Bool {
         ["wav", "wave", "rf64"].contains((path as NSString).pathExtension.lowercased())
     }
 
     public func open() throws(EngineError) {
         guard reader == nil && decoder == nil else { return }
-        if !Self.isWAV(path) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw EngineError(.audioFile, "is a directory, not a sound file", file: path, parameter: "path",
+                              suggestion: "`audiograph batch GRAPH DIR` runs a graph on every sound file in a folder")
+        }
+        if !Self.isWAV(path) && Self.isNamedWAV(path) {
+            // Named .wav without a RIFF header: libsndfile may know it by its content (an MP3
+            // renamed); if it does not, the WAV reader's complaint is the one to show.
+            if let f = try? SndFile(path: path) {
+                decoder = SoundFileDecoder(file: f)
+                startFrame = f.frames > 0 ? min(Int(startSeconds * f.format.sampleRate), f.frames) : 0
+                return
+            }
+        } else if !Self.isWAV(path) {
             do {
                 let f = try SndFile(path: path)
                 decoder = SoundFileDecoder(file: f)

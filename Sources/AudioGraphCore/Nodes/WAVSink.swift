@@ -14,7 +14,8 @@ public final class WAVSink: AudioNode {
         summary: "Writes its input to a WAV file (16/24-bit PCM or 32-bit float); the header is always valid.",
         role: .sink,
         parameters: [
-            ParameterSpec("path", .path, required: true, help: "WAV file to write (replaced if it exists)"),
+            ParameterSpec("path", .path, required: true, output: true,
+                          help: "WAV file to write (replaced if it exists; a relative path is relative to the working directory)"),
             ParameterSpec("format", .choice(["s16", "s24", "f32"]), default: "s16", help: "sample format"),
         ],
         make: { p throws(GraphError) in WAVSink(p) })

@@ -50,6 +50,9 @@ public final class EndOfSpeechDetector: AudioNode {
     let maxDuration: Double
     private var rate = 16000.0
     private var samples: Int64 = 0
+    /// Stream time through which the recognizer downstream has been given audio: the start
+    /// of the block in process (it runs after this node in each block).
+    private var givenDownstream = 0.0
     private var utterance = 0
     private var inUtterance = false
     private var speaking = false
@@ -88,6 +91,7 @@ public final class EndOfSpeechDetector: AudioNode {
 
     public func reset() {
         samples = 0
+        givenDownstream = 0
         utterance = 0
         inUtterance = false
         speaking = false
@@ -102,6 +106,7 @@ public final class EndOfSpeechDetector: AudioNode {
         output.copyFrames(from: input, count: n)
         output.frameLength = n
         let blockStart = Double(samples) / rate
+        givenDownstream = blockStart
         samples += Int64(n)
         let now = Double(samples) / rate
         // Markers go out in stream order: an utterance-end decided before (or because of) a
@@ -195,7 +200,9 @@ public final class EndOfSpeechDetector: AudioNode {
     /// of a live run; live input asks again at the next block.
     private func verdict(at t: Double) -> HypothesisProgress.Verdict? {
         if let v = hypothesis.verdict(asOf: t) { return v }
-        guard !isLive else { return nil }
+        // Audio not yet given to the decoder (a converter upstream delivers in bursts longer
+        // than the window): the verdict can only come after this block, so look again then.
+        guard !isLive && t <= givenDownstream else { return nil }
         for _ in 0..<20000 {  // 10 s at most: the decoder is stuck or gone
             usleep(500)
             if let v = hypothesis.verdict(asOf: t) { return v }

@@ -6,7 +6,7 @@
 #include <flite/flite.h>
 
 // The CMU lexicon with its letter-to-sound rules (libflite_cmulex).
-cst_lexicon *cmu_lex_init(void);
+cst_lexicon *_Nullable cmu_lex_init(void);
 
 #define AG_FLITE_FUNCTIONS(X) X(flite_init) X(flite_text_to_wave) X(delete_wave) X(feat_set_float) \
     X(lex_lookup) X(delete_val) X(val_string) X(val_car) X(val_cdr)
