@@ -20,7 +20,7 @@ struct GraphPathTests {
         let elsewhere = CLI.tempDir()
         let wav = try #require(Flite.speech("go forward ten meters"))
         try FileManager.default.copyItem(at: wav, to: elsewhere.appendingPathComponent("in.wav"))
-        // A graph in its own folder whose sink writes "written.wav" beside the graph.
+        // A graph in its own folder that reads "missing.wav" (beside it) and writes "written.wav".
         let graphDir = CLI.tempDir()
         try """
             {"nodes": [{"id": "src", "type": "file-source", "params": {"path": "missing.wav"}},
@@ -32,10 +32,12 @@ struct GraphPathTests {
         let r = try CLI.run(["run", graph, "--source", "in.wav", "--set", "out.path=here.wav"], directory: elsewhere)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("here.wav").path))
-        // Written in the file: relative to the graph's folder.
+        // An output written in the file: relative to the working directory (an installed graph
+        // writes where its user is), not beside the graph.
         let s = try CLI.run(["run", graph, "--source", "in.wav"], directory: elsewhere)
         #expect(s.status == 0, "\(s.stderr)")
-        #expect(FileManager.default.fileExists(atPath: graphDir.appendingPathComponent("written.wav").path))
+        #expect(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("written.wav").path))
+        #expect(!FileManager.default.fileExists(atPath: graphDir.appendingPathComponent("written.wav").path))
         // And a missing file written in the graph is named as resolved.
         let t = try CLI.run(["run", graph], directory: elsewhere)
         #expect(t.status == 1 && t.stderr.contains(graphDir.appendingPathComponent("missing.wav").path), "\(t.stderr)")
