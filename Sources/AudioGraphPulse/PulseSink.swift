@@ -86,26 +86,27 @@ public final class PulseSink: AudioNode {
         gate = context.playbackGate
         context.playbackGate.outputLatency = 2 * latency
         stream = try PulseStream(connection: connection, capture: false, device: device, rate: Int(f.sampleRate),
-                                 channels: f.channelCount, latency: latency, ring: r)
+                                 channels: f.channelCount, latency: latency, ring: r, roomMade: context.renderReady)
     }
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
         guard let stream, let ring else { return .ok }
         let input = io.inputs[0]
+        // File input: playback paces the graph. A block with no room for it yet is not ready
+        // (the engine waits for the server to take frames); the ring holds four blocks.
+        if !isLive && ring.space < input.frameLength && !stream.failed.load(ordering: .relaxed) {
+            if !started { started = true; stream.cork(false) }
+            return .notReady
+        }
         var offset = 0
         if isLive && started && ring.available > target && Self.isSilent(input) {
             offset = input.frameLength  // left out: the delay given back (not a loss)
         }
-        while offset < input.frameLength {
-            let n = ring.write(input, from: offset, frames: input.frameLength - offset)
-            offset += n
+        if offset < input.frameLength {
+            offset += ring.write(input, from: offset, frames: input.frameLength - offset)
             if offset < input.frameLength {
                 if !started { started = true; stream.cork(false) }
-                if isLive || stream.failed.load(ordering: .relaxed) {
-                    dropped += input.frameLength - offset
-                    break
-                }
-                usleep(1000)  // file input: playback paces the graph
+                dropped += input.frameLength - offset  // live input cannot wait: counted, reported
             }
         }
         if !started && ring.available >= prebuffer {

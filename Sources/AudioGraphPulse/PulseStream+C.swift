@@ -25,6 +25,9 @@ final class PulseStream: @unchecked Sendable {
     /// Capture: signalled when fragments arrived or the stream failed (the render thread
     /// sleeps on it instead of polling).
     let dataReady = Wakeup()
+    /// Playback: signalled when the server has taken frames from the ring (a file run's
+    /// render thread may be waiting for room).
+    let roomMade: Readiness?
     /// Set (under the main-loop lock) once the stream is disconnected.
     private var closed = false
     /// Capture: the timer that reads again what the ring had no room for (main-loop thread).
@@ -34,9 +37,10 @@ final class PulseStream: @unchecked Sendable {
 
     /// Creates and connects a stream (corked) to `device` (nil: the default).
     init(connection: PulseConnection, capture: Bool, device: String?, rate: Int, channels: Int,
-         latency: Double, ring: FrameRing) throws(EngineError) {
+         latency: Double, ring: FrameRing, roomMade: Readiness? = nil) throws(EngineError) {
         self.connection = connection
         self.ring = ring
+        self.roomMade = roomMade
         self.isCapture = capture
         self.channels = channels
         scratchFrames = 8192
@@ -154,6 +158,7 @@ final class PulseStream: @unchecked Sendable {
             let frames = bytes / (4 * channels)
             let p = data.assumingMemoryBound(to: Float.self)
             let got = ring.read(interleaved: p, frames: frames)
+            if got > 0 { roomMade?.signal() }
             if got < frames {
                 (p + got * channels).update(repeating: 0, count: (frames - got) * channels)
                 if started.load(ordering: .relaxed) && !ending.load(ordering: .relaxed) {

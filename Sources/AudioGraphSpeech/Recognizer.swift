@@ -171,6 +171,7 @@ public final class Recognizer: AudioNode {
         stage = LaggingStage(name: "audiograph.recognizer", format: StreamFormat(sampleRate: 16000, channelCount: 1),
                              maxFrames: context.maxFrames, blockCount: 256, policy: context.isLive ? .drop : .block,
                              eventsReady: context.eventsReady)
+        stage?.queue.roomMade = context.renderReady
         startThread()
     }
 
@@ -180,8 +181,12 @@ public final class Recognizer: AudioNode {
             return .failed(Self.loadFailureCode)
         }
         let input = io.inputs[0]
-        if input.frameLength > 0 || input.markerCount > 0 { stage.unsafelyUnwrapped.write(input, muting: gate) }
-        if io.inputsEnded { stage.unsafelyUnwrapped.endInput() }
+        let stage = stage.unsafelyUnwrapped
+        let writes = input.frameLength > 0 || input.markerCount > 0
+        // File input: the decoder is behind by its whole queue; the engine waits for room.
+        if writes && stage.queue.policy == .block && !stage.queue.hasRoom { return .notReady }
+        if writes { stage.write(input, muting: gate) }
+        if io.inputsEnded { stage.endInput() }
         if !continuous {
             // Single utterance: the session ends with the first utterance's end.
             let closing: StreamMarker.Kind = segmentation == .endOfSpeech ? .utteranceEnd : .speechEnd

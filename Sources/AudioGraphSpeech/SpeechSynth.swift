@@ -151,6 +151,7 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
         // The engine delivers an event within its lockstep slack; one block more, and the
         // answer's start is the same stream time in every file run.
         responseDelay = isLive ? 0 : AudioEngine.lockstepSlack + Double(context.maxFrames) / format.sampleRate + 0.05
+        worker?.samplesReady = context.renderReady
         worker?.start()
         if let initialText, !startedInitial {
             startedInitial = true
@@ -160,10 +161,22 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
 
     // MARK: Speaking from code
 
+    /// File input: whether the block can be played without waiting for the worker (nothing
+    /// is cut with silence): no text left to synthesise and every announced sample written,
+    /// or the text playing covers the whole block from samples already in the ring.
+    private func ready(_ worker: SpeechWorker, frames n: Int, stopping: Bool) -> Bool {
+        if isLive || stopping { return true }
+        let available = worker.ring.available
+        if current != nil, left >= n, available >= n { return true }
+        return worker.pending.load(ordering: .acquiring) == 0
+            && (!worker.writing.load(ordering: .acquiring) || available >= n)
+    }
+
     public func process(_ io: inout ProcessIO) -> FlowStatus {
         guard let worker else { return .endOfStream }
         let out = io.outputs[0]
         let n = io.requestedFrames
+        if !ready(worker, frames: n, stopping: io.isStopping) { return .notReady }
         var filled = 0
         func time(_ frame: Int) -> Double { Double(out.sampleTime + Int64(frame)) / format.sampleRate }
         if cancelRequested.exchange(false, ordering: .acquiring), let c = current {
@@ -172,11 +185,6 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
         }
         while filled < n {
             if current == nil {
-                if worker.segments.count == 0 && worker.pending.load(ordering: .acquiring) > 0 && !isLive && !io.isStopping {
-                    // File input: wait for the worker rather than cut the text with silence.
-                    usleep(500)
-                    continue
-                }
                 guard let s = scheduled ?? worker.segments.pop() else { break }
                 // Its first frame, counted from the stream's start (the same whatever the blocks).
                 let first = Int64((s.notBefore * format.sampleRate).rounded(.up))
@@ -202,11 +210,11 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
             let got = worker.ring.read(into: out, at: filled, frames: min(n - filled, left))
             filled += got
             left -= got
+            if got > 0 { worker.tookFrames() }
             if left == 0, let c = current {
                 end(c, at: time(filled), cancelled: false, &io)
             } else if got == 0 {
-                if isLive { break }
-                usleep(500)  // a text longer than the ring: the worker is still writing it
+                break  // live input: silence until the worker catches up (file input: `ready` saw to it)
             }
         }
         let idle = current == nil && scheduled == nil && worker.segments.count == 0 && worker.pending.load(ordering: .acquiring) == 0
@@ -245,6 +253,7 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     }
 
     public func reset() {
+        worker?.start()  // `finish` ended the worker with the last run
         current = nil
         scheduled = nil
         speakingText = false

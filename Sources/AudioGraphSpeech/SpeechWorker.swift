@@ -26,10 +26,15 @@ final class SpeechWorker: @unchecked Sendable {
     let pending = Atomic<Int>(0)
     /// Bumped by ``cancelAll()``: a text taken before it is dropped, not announced.
     let generation = Atomic<Int>(0)
+    /// A text announced (its segment pushed) whose samples are still being written (longer
+    /// than the ring's free room): the render thread may find fewer than its frames there.
+    let writing = Atomic<Bool>(false)
+    /// Signalled when a segment is announced and when samples are written (the render thread
+    /// of a file run may wait for them). Set before `start`.
+    var samplesReady = Readiness()
     private let requests = Locked<[(id: Int, text: String, sound: [Float]?, notBefore: Double, generation: Int)]>([])
-    private let work = Wakeup()
-    private let closing = Atomic<Bool>(false)
-    private let exited = Atomic<Bool>(true)
+    private let thread = WorkerThread(name: "audiograph.speech")
+    private var running = false
     private let voice: FliteVoice
     private let rate: Double
     let capacity: Int
@@ -51,7 +56,7 @@ final class SpeechWorker: @unchecked Sendable {
         }
         if accepted {
             pending.add(1, ordering: .releasing)
-            work.signal()
+            thread.wake.signal()
         }
         return accepted
     }
@@ -68,29 +73,31 @@ final class SpeechWorker: @unchecked Sendable {
         return dropped
     }
 
+    /// Starts the thread (control thread; once per run).
     func start() {
-        guard exited.load(ordering: .acquiring) else { return }
-        closing.store(false, ordering: .relaxed)
-        exited.store(false, ordering: .relaxed)
-        let t = Thread { [self] in
-            run()
-            exited.store(true, ordering: .releasing)
-        }
-        t.name = "audiograph.speech"
-        t.start()
+        guard !running else { return }
+        running = true
+        let box = UncheckedSendable(self)
+        thread.start { worker in box.value.run(worker) }
     }
 
-    /// Stops the thread (bounded wait); queued texts are dropped.
+    /// Stops the thread and waits for it to end; queued texts are dropped. Flite finishes
+    /// the text it is synthesising first.
     func close() {
-        closing.store(true, ordering: .releasing)
-        work.signal()
-        for _ in 0..<2000 where !exited.load(ordering: .acquiring) { usleep(1000) }
+        guard running else { return }
+        thread.requestStop()
+        thread.join()
+        running = false
+        writing.store(false, ordering: .relaxed)
     }
 
-    private func run() {
-        while !closing.load(ordering: .acquiring) {
+    /// Render thread: samples were taken from the ring (the worker may wait for room).
+    func tookFrames() { thread.wake.signal() }
+
+    private func run(_ worker: WorkerThread) {
+        while !worker.isStopping {
             guard let next = requests.withLock({ r in r.isEmpty ? nil : r.removeFirst() }) else {
-                work.wait(timeout: 0.05) { closing.load(ordering: .relaxed) || requests.withLock { !$0.isEmpty } }
+                worker.wake.wait(timeout: 0.5) { worker.isStopping || requests.withLock { !$0.isEmpty } }
                 continue
             }
             let samples = next.sound ?? voice.synthesize(FliteVoice.speakable(next.text), rate: rate)
@@ -99,19 +106,31 @@ final class SpeechWorker: @unchecked Sendable {
             var written = 0
             var announced = false
             while written < samples.count || !announced {
-                if generation.load(ordering: .acquiring) != next.generation || closing.load(ordering: .acquiring) { break }
+                if generation.load(ordering: .acquiring) != next.generation || worker.isStopping { break }
                 if written < samples.count {
                     written += samples.withUnsafeBufferPointer { s in
                         ring.write(interleaved: s.baseAddress! + written, frames: samples.count - written)
                     }
+                    samplesReady.signal()
                 }
                 if !announced && (written == samples.count || ring.space == 0) {
-                    while !segments.push(Segment(id: next.id, frames: samples.count, isEarcon: next.sound != nil, notBefore: next.notBefore)) { usleep(1000) }
+                    let segment = Segment(id: next.id, frames: samples.count, isEarcon: next.sound != nil, notBefore: next.notBefore)
+                    // `writing` before the announcement: a render thread that sees the segment
+                    // and no text pending knows whether all its samples are there.
+                    writing.store(written < samples.count, ordering: .releasing)
+                    while !segments.push(segment) && !worker.isStopping {  // 256 queued: wait for the render thread
+                        worker.wake.wait(timeout: 0.05) { worker.isStopping }
+                    }
                     pending.subtract(1, ordering: .releasing)
                     announced = true
+                    samplesReady.signal()
                 }
-                if written < samples.count { usleep(5000) }
+                if written < samples.count {  // the ring is full: wait for the render thread to read
+                    worker.wake.wait(timeout: 0.1) { worker.isStopping || ring.space > 0 }
+                }
             }
+            writing.store(false, ordering: .releasing)
+            samplesReady.signal()
             if !announced { pending.subtract(1, ordering: .releasing) }
         }
     }

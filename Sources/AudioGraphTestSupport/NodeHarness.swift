@@ -31,6 +31,9 @@ public final class NodeHarness {
     private let inputs: [AudioBuffer]
     private let outputs: [AudioBuffer]
     private let outlet = EventOutlet(capacity: 1 << 14, policy: .drop)
+    /// What a node not ready waits on (the engine's, in a run).
+    private let readiness = Readiness()
+    private let isLive: Bool
     private let id: String
     private var fed: [Int64]
     private var produced: [Int64]
@@ -73,6 +76,7 @@ public final class NodeHarness {
         inputFormats = accepted
         outputFormats = try made.outputFormats(for: accepted)
         self.maxFrames = maxFrames
+        self.isLive = isLive
         let outFrames = made.maxOutputFrames(forInputFrames: maxFrames)
         inputs = accepted.map { AudioBuffer(format: $0, frameCapacity: maxFrames) }
         outputs = outputFormats.map { AudioBuffer(format: $0, frameCapacity: outFrames) }
@@ -83,7 +87,7 @@ public final class NodeHarness {
         markers = outputFormats.map { _ in [] }
         try node.prepare(PrepareContext(inputFormats: accepted, outputFormats: outputFormats,
                                         maxFrames: maxFrames, isLive: isLive,
-                                        upstreamMarkers: upstreamMarkers))
+                                        upstreamMarkers: upstreamMarkers, renderReady: readiness))
     }
 
     /// Pushes one block on input bus 0 (one array per channel, all the same length, at most
@@ -179,7 +183,17 @@ public final class NodeHarness {
         let status = inputEnded.withUnsafeBufferPointer { ended in
             var io = ProcessIO(inputs: inputs, outputs: outputs, inputsEnded: !inputs.isEmpty && inputsEnded,
                                requestedFrames: requested, events: outlet, nodeIndex: 0, inputEnded: ended)
-            return node.process(&io)
+            // As the engine does: a node not ready is asked again once what it waits for
+            // signals (file input), or produces nothing this block (live input).
+            let since = monotonicSeconds()
+            var mark = readiness.mark()
+            var status = node.process(&io)
+            while status == .notReady && !isLive && monotonicSeconds() - since < 30 {
+                readiness.wait(unchangedFrom: mark, timeout: 0.05)
+                mark = readiness.mark()
+                status = node.process(&io)
+            }
+            return status == .notReady ? FlowStatus.ok : status
         }
         if descriptor.forwardsMarkers, let first = inputs.first, first.markerCount > 0 {
             for o in outputs { o.copyMarkers(from: first) }

@@ -22,9 +22,11 @@ public final class HypothesisProgress: Sendable {
     private let through = Atomic<UInt64>((-Double.infinity).bitPattern)
     private let verdict = Atomic<UInt8>(Verdict.notTracking.rawValue)
     private let present = Atomic<Bool>(false)
+    private let progressed: Readiness?
 
-    /// No reports yet: nothing decoded, not tracking.
-    public init() {}
+    /// No reports yet: nothing decoded, not tracking. `progressed` is signalled with each
+    /// report (the render thread may be waiting for a verdict).
+    public init(progressed: Readiness? = nil) { self.progressed = progressed }
 
     /// Whether a recognizer with a grammar search reports here (set when it is prepared).
     public var hasReporter: Bool {
@@ -36,6 +38,7 @@ public final class HypothesisProgress: Sendable {
     public func report(through t: Double, _ v: Verdict) {
         verdict.store(v.rawValue, ordering: .relaxed)
         through.store(t.bitPattern, ordering: .releasing)
+        progressed?.signal()
     }
 
     /// The verdict once audio up to `t` has been decoded; nil before.

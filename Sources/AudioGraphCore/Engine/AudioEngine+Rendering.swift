@@ -79,6 +79,10 @@ extension AudioEngine {
         if let (step, code) = plan.failure ?? plan.sourceFailure {
             finishErrors.append(step.node.failure(code).atNode(step.id, graph: graph.description.file))
         }
+        if let step = plan.stalled {
+            finishErrors.append(EngineError(.internalLimit, "waited \(Int(RenderPlan.readyPatience)) s for what it needs to "
+                                            + "go on (its worker or decoder stopped); the run ends").atNode(step.id, graph: graph.description.file))
+        }
         if plan.sourceFailure != nil && reason == .stopped {
             reason = .endOfInput  // the graph drained normally: sinks deliver what they have
         }

@@ -67,6 +67,8 @@ public final class AudioEngine: @unchecked Sendable {
     var lockstep = false
     /// Wakes the render thread waiting in lockstep: the delivery thread after it delivered further.
     let deliveredWake = Wakeup()
+    /// Wakes the render thread waiting for a node that is not ready (``FlowStatus/notReady``).
+    let renderReady = Readiness()
     /// Times the render thread gave up waiting for delivery in lockstep (a node working
     /// behind the audio stopped reporting); 0 in a healthy run.
     let lockstepStalls = Atomic<Int>(0)
@@ -116,7 +118,14 @@ public final class AudioEngine: @unchecked Sendable {
     /// Throws `GraphError` (formats cannot work) or `EngineError` (a file or device failed).
     public func prepare() throws {
         guard plan == nil else { return }
-        plan = try RenderPlan.compile(graph, blockFrames: options.blockFrames, events: outlet, eventsReady: deliveryWake)
+        plan = try RenderPlan.compile(graph, blockFrames: options.blockFrames, events: outlet, eventsReady: deliveryWake,
+                                      renderReady: renderReady)
+        plan!.readiness = renderReady
+        plan!.awaitReady = { [unowned self] since, mark in
+            if self.cancelRequested.load(ordering: .relaxed) || monotonicSeconds() - since >= RenderPlan.readyPatience { return false }
+            self.renderReady.wait(unchangedFrom: mark, timeout: 0.05)
+            return true
+        }
         lockstep = !graph.isLive && plan!.steps.contains { $0.node.observesEvents }
         phase.store(Phase.prepared.rawValue, ordering: .releasing)
     }

@@ -28,6 +28,9 @@ public final class BlockQueue: @unchecked Sendable {
     /// Signalled after each block is queued, for a consumer thread that sleeps between
     /// blocks (`waitForData`).
     public let dataReady = Wakeup()
+    /// Signalled when the consumer gives a block back (a file run's render thread may wait
+    /// for room: see ``hasRoom``). Set before the run.
+    public var roomMade: Readiness?
 
     /// Allocates `blockCount` blocks of `maxFrames` frames. Not real-time.
     public init(format: StreamFormat, maxFrames: Int, blockCount: Int, policy: BackpressurePolicy) {
@@ -79,6 +82,11 @@ public final class BlockQueue: @unchecked Sendable {
     /// Whether a filled block waits for the consumer.
     public var hasData: Bool { filled.count > 0 }
 
+    /// Whether `write` would find a free block at once. A node writing with the `.block`
+    /// policy returns ``FlowStatus/notReady`` without one, so the engine waits for the
+    /// consumer (``roomMade``) instead of `write` spinning on the render thread.
+    public var hasRoom: Bool { freed.count > 0 || abandoned.load(ordering: .relaxed) }
+
     /// Consumer thread: sleeps until a block is queued or `timeout` seconds passed.
     public func waitForData(timeout: Double) {
         dataReady.wait(timeout: timeout) { filled.count > 0 }
@@ -91,5 +99,8 @@ public final class BlockQueue: @unchecked Sendable {
     }
 
     /// Returns a block to the render thread. Delivery thread.
-    public func release(_ index: Int32) { _ = freed.push(index) }
+    public func release(_ index: Int32) {
+        _ = freed.push(index)
+        roomMade?.signal()
+    }
 }

@@ -18,6 +18,18 @@ final class RenderPlan {
     let behind: [RenderStep]
     /// Set by a failing node other than a source: (step, code). Rendering stops at once.
     var failure: (RenderStep, Int32)?
+    /// The one place a file run waits: called when a node returned ``FlowStatus/notReady``
+    /// with the readiness count noted before it was asked; returns when it may be ready
+    /// (signalled, or a short timeout), false to stop waiting (cancel, or waiting since
+    /// `waitedSince` for longer than ``readyPatience``). Set by the engine.
+    var awaitReady: (_ waitedSince: Double, _ mark: Int) -> Bool = { _, _ in false }
+    /// What `awaitReady` waits on (the engine's); the count is noted before each call.
+    var readiness = Readiness()
+    /// How long a file run waits for a node that is not ready before it fails (a decoder or
+    /// file reader that stopped): far longer than any block takes.
+    static let readyPatience = 30.0
+    /// The node that stayed not ready past ``readyPatience``; the run ends with an error.
+    var stalled: RenderStep?
     /// Set by the first failing source (a device gone): it ends like a stopped source, so
     /// what it captured still flows through the graph and its results are delivered; the
     /// run then ends with its error.
@@ -47,12 +59,13 @@ final class RenderPlan {
 
     /// Instantiates, opens, negotiates formats and prepares every node.
     /// Throws `GraphError` (the graph cannot work) or `EngineError` (a file or device failed).
-    static func compile(_ validated: ValidatedGraph, blockFrames: Int, events: EventOutlet, eventsReady: Wakeup) throws -> RenderPlan {
+    static func compile(_ validated: ValidatedGraph, blockFrames: Int, events: EventOutlet, eventsReady: Wakeup,
+                        renderReady: Readiness) throws -> RenderPlan {
         let n = try NegotiatedGraph(validated, blockFrames: blockFrames)
         let graph = n.graph
         var steps: [Int: RenderStep] = [:]
         var ordered: [RenderStep] = []
-        let gate = PlaybackGate(), hypothesis = HypothesisProgress()
+        let gate = PlaybackGate(), hypothesis = HypothesisProgress(progressed: renderReady)
         for i in graph.order {
             let spec = graph.nodes[i]
             let node = n.instances[i]
@@ -74,7 +87,7 @@ final class RenderPlan {
                 try node.prepare(PrepareContext(inputFormats: inFormats, outputFormats: n.formats[i],
                                                 maxFrames: spec.descriptor.role == .source ? blockFrames : inMax,
                                                 isLive: graph.isLive, upstreamMarkers: upstreamMarkers,
-                                                eventsReady: eventsReady, playbackGate: gate,
+                                                eventsReady: eventsReady, renderReady: renderReady, playbackGate: gate,
                                                 hypothesis: hypothesis))
             } catch {
                 throw error.atNode(spec.id, graph: graph.description.file)
@@ -126,7 +139,25 @@ final class RenderPlan {
             if step.role == .source && step.node.observesEvents {
                 step.io.othersFinished = othersFinished(besides: step, delivered: delivered)
             }
-            let status = step.node.process(&step.io)
+            var mark = readiness.mark()
+            var status = step.node.process(&step.io)
+            if status == .notReady {
+                // File input: wait here, and only here, for what the node needs; live input
+                // never waits (a node returning this there produces nothing this block).
+                let since = monotonicSeconds()
+                while status == .notReady && !isLive && awaitReady(since, mark) {
+                    mark = readiness.mark()
+                    status = step.node.process(&step.io)
+                }
+                if status == .notReady {
+                    if !isLive && monotonicSeconds() - since >= Self.readyPatience {
+                        stalled = step
+                        return false
+                    }
+                    for o in step.outputs { o.frameLength = 0 }  // cancelled, or live input
+                    status = .ok
+                }
+            }
             if step.forwardsMarkers {
                 let first = step.inputs[0]
                 if first.markerCount > 0 { for o in step.outputs { o.copyMarkers(from: first) } }
@@ -149,6 +180,8 @@ final class RenderPlan {
             case .failed(let code):
                 failure = (step, code)
                 return false
+            case .notReady:
+                break  // handled above
             }
         }
         return true

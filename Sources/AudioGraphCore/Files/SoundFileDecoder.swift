@@ -11,16 +11,23 @@ import Synchronization
 /// input waits for it (nothing is cut); a decoding error ends the stream early with its message.
 final class SoundFileDecoder: @unchecked Sendable {
     let file: SndFile
-    let ring: FrameRing
+    private(set) var ring: FrameRing
     /// The decoding thread has written everything it will.
     let finished = Atomic<Bool>(false)
-    private let stopping = Atomic<Bool>(false)
-    private let exited = Atomic<Bool>(true)
+    private let thread = WorkerThread(name: "audiograph.decoder")
     private let failure = Locked<String?>(nil)
+    /// Signalled after each write into the ring (the render thread may wait for audio).
+    var written = Readiness()
 
     init(file: SndFile) {
         self.file = file
         ring = FrameRing(channels: file.format.channelCount, capacity: Int(file.format.sampleRate) * 2)
+    }
+
+    /// Makes the ring hold at least two blocks of `frames` (a block is read whole or not at
+    /// all). Before `start`.
+    func holdBlocks(of frames: Int) {
+        if ring.capacity < 2 * frames { ring = FrameRing(channels: file.format.channelCount, capacity: 2 * frames) }
     }
 
     /// What stopped decoding early, if anything did.
@@ -31,24 +38,24 @@ final class SoundFileDecoder: @unchecked Sendable {
         stop()
         _ = ring.discard(frames: ring.available)
         finished.store(false, ordering: .relaxed)
-        stopping.store(false, ordering: .relaxed)
-        exited.store(false, ordering: .releasing)
-        let t = Thread { [self] in
-            decode(from: start, loops: loops)
-            finished.store(true, ordering: .releasing)
-            exited.store(true, ordering: .releasing)
+        let box = UncheckedSendable(self)
+        thread.start { worker in
+            box.value.decode(from: start, loops: loops, worker)
+            box.value.finished.store(true, ordering: .releasing)
+            box.value.written.signal()
         }
-        t.name = "audiograph.decoder"
-        t.start()
     }
 
-    /// Stops the thread and waits for it (bounded).
+    /// Stops the thread and waits for it to end.
     func stop() {
-        stopping.store(true, ordering: .releasing)
-        for _ in 0..<5000 where !exited.load(ordering: .acquiring) { usleep(1000) }
+        thread.requestStop()
+        thread.join()
     }
 
-    private func decode(from start: Int, loops: Int) {
+    /// Render thread: frames were taken from the ring (the decoder may be waiting for room).
+    func tookFrames() { thread.wake.signal() }
+
+    private func decode(from start: Int, loops: Int, _ worker: WorkerThread) {
         let chunk = 4096, channels = file.format.channelCount
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: chunk * channels)
         defer { scratch.deallocate() }
@@ -57,20 +64,23 @@ final class SoundFileDecoder: @unchecked Sendable {
                 failure.withLock { $0 = "cannot seek to frame \(start)" }
                 return
             }
-            while !stopping.load(ordering: .relaxed) {
+            while !worker.isStopping {
                 let n = file.read(into: scratch, count: chunk)
                 if n <= 0 {
                     if let e = file.error { failure.withLock { $0 = e }; return }
                     break
                 }
                 for i in 0..<(n * channels) where !scratch[i].isFinite { scratch[i] = 0 }
-                var written = 0
-                while written < n && !stopping.load(ordering: .relaxed) {
-                    written += ring.write(interleaved: scratch + written * channels, frames: n - written)
-                    if written < n { usleep(2000) }  // the ring is full: the graph is behind
+                var done = 0
+                while done < n && !worker.isStopping {
+                    done += ring.write(interleaved: scratch + done * channels, frames: n - done)
+                    written.signal()
+                    if done < n {  // the ring is full: the graph is behind; wait for it to read
+                        worker.wake.wait(timeout: 0.1) { worker.isStopping || ring.space > 0 }
+                    }
                 }
             }
-            if stopping.load(ordering: .relaxed) { return }
+            if worker.isStopping { return }
         }
     }
 }

@@ -134,6 +134,9 @@ public struct PrepareContext: Sendable {
     /// Signal it when a thread of the node's own (a decoder, a writer) has events for
     /// `takeEvents`, so the engine delivers them at once instead of at its next poll.
     public var eventsReady: Wakeup
+    /// Signal it when something a node's `process` returned ``FlowStatus/notReady`` for has
+    /// come (a worker thread's data, a decoder's progress): the render thread waits on it.
+    public var renderReady: Readiness
     /// Shared by every node of the graph: what it plays, so its listeners can leave it out.
     public var playbackGate: PlaybackGate
     /// Shared by every node of the graph: a recognizer's grammar progress, for end of speech.
@@ -141,8 +144,9 @@ public struct PrepareContext: Sendable {
 
     /// A context with every field given (the engine makes these; tests and harnesses may too).
     public init(inputFormats: [StreamFormat], outputFormats: [StreamFormat], maxFrames: Int, isLive: Bool,
-                upstreamMarkers: Set<StreamMarker.Kind> = [], eventsReady: Wakeup = Wakeup(),
+                upstreamMarkers: Set<StreamMarker.Kind> = [], eventsReady: Wakeup = Wakeup(), renderReady: Readiness = Readiness(),
                 playbackGate: PlaybackGate = PlaybackGate(), hypothesis: HypothesisProgress = HypothesisProgress()) {
+        self.renderReady = renderReady
         self.playbackGate = playbackGate
         self.hypothesis = hypothesis
         self.inputFormats = inputFormats
@@ -163,4 +167,11 @@ public enum FlowStatus: Sendable, Equatable {
     case endOfStream
     /// The node failed; `code` is explained by `AudioNode.failure(_:)` off the render thread.
     case failed(Int32)
+    /// File input only: something the node needs for this block is not there yet (a
+    /// recognizer's verdict, decoded file data, room in a playback buffer, synthesised
+    /// speech). The node consumed and emitted nothing; the engine waits, in one place, until
+    /// whatever the node waits for signals ``PrepareContext/renderReady``, and calls
+    /// `process` again with the same block. Nodes never sleep in `process` themselves. With
+    /// live input nodes do what they can and never return this.
+    case notReady
 }

@@ -115,6 +115,8 @@ public final class FileSource: AudioNode {
     }
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {
+        decoder?.written = context.renderReady
+        decoder?.holdBlocks(of: context.maxFrames)
         decoder?.start(from: startFrame, loops: loops)
     }
 
@@ -153,19 +155,16 @@ public final class FileSource: AudioNode {
         return filled < io.requestedFrames ? .endOfStream : .ok
     }
 
-    /// Plays from the decoder's ring; waits for the decoding thread rather than cut the
-    /// audio (file input: the graph's pace is the decoder's when it is the slower).
+    /// Plays from the decoder's ring. A block the decoding thread has not written whole yet
+    /// is not ready (the engine waits: the graph's pace is the decoder's when it is the
+    /// slower), rather than cut the audio.
     private func play(_ decoder: SoundFileDecoder, _ io: inout ProcessIO) -> FlowStatus {
         let out = io.outputs[0]
-        var filled = 0
-        while filled < io.requestedFrames {
-            let got = decoder.ring.read(into: out, at: filled, frames: io.requestedFrames - filled)
-            filled += got
-            if got > 0 { continue }
-            if decoder.finished.load(ordering: .acquiring) && decoder.ring.available == 0 { break }
-            if io.isStopping { break }
-            usleep(200)
+        if decoder.ring.available < io.requestedFrames && !decoder.finished.load(ordering: .acquiring) && !io.isStopping {
+            return .notReady
         }
+        let filled = decoder.ring.read(into: out, at: 0, frames: io.requestedFrames)
+        if filled > 0 { decoder.tookFrames() }
         out.frameLength = filled
         guard filled < io.requestedFrames else { return .ok }
         // The end (or a stop): the last block; say so if decoding stopped on an error.

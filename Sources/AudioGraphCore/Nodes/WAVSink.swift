@@ -37,6 +37,7 @@ public final class WAVSink: AudioNode {
         writer = try WAVFileWriter(path: path, format: format, sampleFormat: sampleFormat, maxFrames: context.maxFrames)
         stage = LaggingStage(name: "audiograph.wav-sink", format: format, maxFrames: context.maxFrames, blockCount: 64,
                              policy: context.isLive ? .drop : .block)
+        stage?.queue.roomMade = context.renderReady
         startWriter()
     }
 
@@ -61,7 +62,11 @@ public final class WAVSink: AudioNode {
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
         let input = io.inputs[0]
-        if input.frameLength > 0 { stage.unsafelyUnwrapped.write(input) }
+        guard input.frameLength > 0 else { return .ok }
+        let stage = stage.unsafelyUnwrapped
+        // File input: the writer is a whole queue behind (a slow disk); the engine waits for room.
+        if stage.queue.policy == .block && !stage.queue.hasRoom { return .notReady }
+        stage.write(input)
         return .ok
     }
 

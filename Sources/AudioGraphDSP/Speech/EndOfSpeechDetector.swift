@@ -50,9 +50,6 @@ public final class EndOfSpeechDetector: AudioNode {
     let maxDuration: Double
     private var rate = 16000.0
     private var samples: Int64 = 0
-    /// Stream time through which the recognizer downstream has been given audio: the start
-    /// of the block in process (it runs after this node in each block).
-    private var givenDownstream = 0.0
     private var utterance = 0
     private var inUtterance = false
     private var speaking = false
@@ -91,7 +88,6 @@ public final class EndOfSpeechDetector: AudioNode {
 
     public func reset() {
         samples = 0
-        givenDownstream = 0
         utterance = 0
         inUtterance = false
         speaking = false
@@ -103,10 +99,10 @@ public final class EndOfSpeechDetector: AudioNode {
     public func process(_ io: inout ProcessIO) -> FlowStatus {
         let input = io.inputs[0], output = io.outputs[0]
         let n = input.frameLength
+        if awaitsVerdict(input, from: Double(samples) / rate, to: Double(samples + Int64(n)) / rate) { return .notReady }
         output.copyFrames(from: input, count: n)
         output.frameLength = n
         let blockStart = Double(samples) / rate
-        givenDownstream = blockStart
         samples += Int64(n)
         let now = Double(samples) / rate
         // Markers go out in stream order: an utterance-end decided before (or because of) a
@@ -195,19 +191,28 @@ public final class EndOfSpeechDetector: AudioNode {
         }
     }
 
-    /// The recognizer's verdict on the hypothesis up to `t`. File input waits for it (the
-    /// render thread may run seconds ahead of the decoder), so a file gives the decisions
-    /// of a live run; live input asks again at the next block.
+    /// The recognizer's verdict on the hypothesis up to `t`, or nil: not known yet, look
+    /// again at the next block. With file input the render thread may run seconds ahead of the
+    /// decoder, so a block that may ask about audio the decoder has been given is not
+    /// processed before the verdict is there (``awaitsVerdict``: the engine waits), and a
+    /// file gives the decisions of a live run.
     private func verdict(at t: Double) -> HypothesisProgress.Verdict? {
-        if let v = hypothesis.verdict(asOf: t) { return v }
-        // Audio not yet given to the decoder (a converter upstream delivers in bursts longer
-        // than the window): the verdict can only come after this block, so look again then.
-        guard !isLive && t <= givenDownstream else { return nil }
-        for _ in 0..<20000 {  // 10 s at most: the decoder is stuck or gone
-            usleep(500)
-            if let v = hypothesis.verdict(asOf: t) { return v }
+        hypothesis.verdict(asOf: t)
+    }
+
+    /// File input, grammar-aware: whether this block may ask for a verdict the decoder can
+    /// give (about audio it has been given: up to `blockStart`) but has not given yet. The
+    /// pauses it may ask about: the one in progress, and those that markers of this block
+    /// begin; it asks once the shortest window from the pause has elapsed (by `blockEnd`).
+    private func awaitsVerdict(_ input: AudioBuffer, from blockStart: Double, to blockEnd: Double) -> Bool {
+        guard !isLive, let g = grammarWindows, hypothesis.hasReporter else { return false }
+        let wait = min(g.complete, silence ?? g.complete) + Self.announceLag
+        func unknown(_ t: Double) -> Bool {
+            t <= blockStart && blockEnd >= t + wait && hypothesis.verdict(asOf: t) == nil
         }
-        return .notTracking
+        if inUtterance && !speaking && unknown(lastSpeechEnd) { return true }
+        for m in input.markers where m.kind == .speechEnd && unknown(m.t) { return true }
+        return false
     }
 
     private func close(_ io: inout ProcessIO, _ output: AudioBuffer, t: Double, decided: Double) {

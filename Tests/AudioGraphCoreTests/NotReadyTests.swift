@@ -1,0 +1,105 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import AudioGraphCore
+
+/// A processor that lets a block through only once a thread of its own has "worked" on it
+/// (a stand-in for a decoder's verdict or a reader's data): until then it returns
+/// `.notReady`, and the thread signals the engine's readiness when it is done.
+final class ApprovingPass: AudioNode, @unchecked Sendable {
+    static let descriptor = NodeDescriptor(
+        type: "approving-pass", summary: "Passes a block once its thread approves it (tests).", role: .processor,
+        parameters: [ParameterSpec("never", .bool, default: false, help: "never ready")],
+        make: { p throws(GraphError) in ApprovingPass(never: p.bool("never")) })
+
+    let never: Bool
+    let approved = Atomic<Int>(0)
+    var asked = 0, passed = 0
+    private var readiness = Readiness()
+    init(never: Bool) { self.never = never }
+
+    func prepare(_ context: PrepareContext) throws(EngineError) { readiness = context.renderReady }
+
+    func process(_ io: inout ProcessIO) -> FlowStatus {
+        let input = io.inputs[0]
+        guard input.frameLength > 0 else { return .ok }
+        if never || approved.load(ordering: .acquiring) <= passed {
+            if asked == passed {
+                asked += 1
+                let box = UncheckedSendable(self)
+                Thread {  // approves it a little later, then signals, as a worker would
+                    usleep(300)
+                    box.value.approved.add(1, ordering: .releasing)
+                    box.value.readiness.signal()
+                }.start()
+            }
+            return .notReady
+        }
+        passed += 1
+        io.outputs[0].copyFrames(from: input, count: input.frameLength)
+        io.outputs[0].frameLength = input.frameLength
+        return .ok
+    }
+}
+
+/// A live source of a fixed length (not paced: the test's clock is its blocks).
+final class LiveRamp: AudioNode {
+    static let descriptor = NodeDescriptor(
+        type: "live-ramp", summary: "A ramp that counts as live input (tests).", role: .source, isLive: true,
+        make: { _ throws(GraphError) in LiveRamp() })
+    var n = 0
+    func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] {
+        [StreamFormat(sampleRate: 16000, channelCount: 1)]
+    }
+    func process(_ io: inout ProcessIO) -> FlowStatus {
+        let k = min(io.requestedFrames, 16000 - n)
+        for i in 0..<k { io.outputs[0].channel(0)[i] = 0.5 }
+        io.outputs[0].frameLength = k
+        n += k
+        return n >= 16000 ? .endOfStream : .ok
+    }
+}
+
+/// A node not ready makes the engine wait in one place (file input) and never stalls live
+/// rendering.
+@Suite struct NotReadyTests {
+    var registry: NodeRegistry {
+        var r = NodeRegistry.testing
+        r.register(ApprovingPass.descriptor)
+        r.register(LiveRamp.descriptor)
+        return r
+    }
+
+    /// File input: every block waits for its approval and passes whole, in order.
+    @Test func fileInputWaitsForTheNodeAndLosesNothing() async throws {
+        var g = GraphDescription(name: "approve")
+        g.addNode("src", type: "ramp", ["frames": 20000])
+        g.addNode("pass", type: "approving-pass")
+        g.addNode("out", type: "null-sink")
+        g.connect("src", to: "pass")
+        g.connect("pass", to: "out")
+        let (r, reason) = try await run(g, registry: registry, tap: ("pass", 1024))
+        #expect(reason == .endOfInput)
+        let b = r.allBuffers
+        #expect(b.reduce(0) { $0 + $1.frames } == 20000)
+        #expect(zip(b, b.dropFirst()).allSatisfy { $1.time == $0.time + Int64($0.frames) && $1.first == $0.last + 1 })
+    }
+
+    /// Live input: a downstream node that never becomes ready does not hold the render thread:
+    /// the level meter upstream of it reports through the whole second.
+    @Test func liveRenderingGoesOnPastANodeThatIsNeverReady() async throws {
+        var g = GraphDescription(name: "live")
+        g.addNode("mic", type: "live-ramp")
+        g.addNode("meter", type: "level-meter", ["interval": 0.1])
+        g.addNode("stuck", type: "approving-pass", ["never": true])
+        g.addNode("out", type: "null-sink")
+        g.connect("mic", to: "meter")
+        g.connect("meter", to: "stuck")
+        g.connect("stuck", to: "out")
+        let (r, reason) = try await run(g, registry: registry)
+        #expect(reason == .endOfInput)
+        let levels = r.allEvents.filter { if case .level = $0 { true } else { false } }
+        #expect(levels.count >= 9, "level events through the second: \(levels.count)")
+    }
+}
