@@ -25,6 +25,11 @@ final class PulseStream: @unchecked Sendable {
     /// Capture: signalled when fragments arrived or the stream failed (the render thread
     /// sleeps on it instead of polling).
     let dataReady = Wakeup()
+    /// Capture: bytes waiting in the server's queue for this stream (read again when the
+    /// ring has room), as last seen by the main loop.
+    let backlogBytes = Atomic<Int>(0)
+    /// The server queues at most this much for a capture stream (its maxlength, 4 MiB).
+    static let serverQueueBytes = 4 << 20
     /// Playback: signalled when the server has taken frames from the ring (a file run's
     /// render thread may be waiting for room).
     let roomMade: Readiness?
@@ -126,6 +131,7 @@ final class PulseStream: @unchecked Sendable {
     /// (a pipe or network source, the backlog of a stall) is delayed, never dropped, while
     /// the render thread drains the ring faster than real time.
     private func onReadable(_ s: OpaquePointer) {
+        defer { backlogBytes.store(pa_stream_readable_size(s), ordering: .relaxed) }
         while pa_stream_readable_size(s) > 0 {
             var data: UnsafeRawPointer?
             var bytes = 0

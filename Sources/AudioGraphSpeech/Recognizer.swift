@@ -227,6 +227,9 @@ public final class Recognizer: AudioNode {
     /// Decodes on a thread of its own, behind the audio.
     public var worksBehind: Bool { true }
 
+    /// Whether its decoding queue has room for another block.
+    public var canTakeBlock: Bool { stage?.queue.hasRoom ?? true }
+
     private func startThread() {
         guard let stage, decoder != nil || loading != nil else { return }
         let warnings = loadWarnings.map { StreamEvent(at: 0, EngineEvent.warning(node: nodeId, message: $0)) }

@@ -41,6 +41,7 @@ extension AudioEngine {
                 continue
             }
             if lockstep && !stopping { awaitDelivery(before: plan.streamSeconds, given: plan.givenThrough) }
+            holdBackForLaggingNodes()
             if !plan.renderBlock(delivered: Double(bitPattern: deliveredThrough.load(ordering: .acquiring))) {
                 reason = .error
                 break

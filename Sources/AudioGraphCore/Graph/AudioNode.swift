@@ -63,6 +63,16 @@ public protocol AudioNode: AnyObject {
     /// waits for such a node's reports only through the audio it has been given.
     var worksBehind: Bool { get }
 
+    /// For a node that works behind the audio: whether it can take another block now without
+    /// dropping it (room in its queue). With live input the engine holds rendering back while
+    /// it cannot and the clock source ``holdsBacklog``: a burst of input costs latency, not words.
+    var canTakeBlock: Bool { get }
+
+    /// For a live source: whether it keeps what arrives while the graph is held back (its
+    /// device or server still has room for the backlog). Past that the engine renders on and
+    /// a lagging node drops, counted and reported.
+    var holdsBacklog: Bool { get }
+
     /// The run is being cancelled: drop pending work at once (a decoder's queued audio, its
     /// result in progress). Called on the control thread at any time during a run, also
     /// while `finish` waits for a thread of the node's own: set flags only.
@@ -110,6 +120,8 @@ extension AudioNode {
     public func takeEvents(nodeId: String) -> [EngineEvent] { [] }
     public func takeStreamEvents(nodeId: String) -> StreamEvents? { nil }
     public var worksBehind: Bool { false }
+    public var canTakeBlock: Bool { true }
+    public var holdsBacklog: Bool { false }
     public var drainsOnStop: Bool { false }
     public func setPaused(_ paused: Bool) {}
     public func abandon() {}
