@@ -25,6 +25,7 @@ public final class PulseSink: AudioNode {
             ParameterSpec("device", .string, help: "sink name (`audiograph devices`); the default sink when omitted"),
             ParameterSpec("latency", .number(0.005...2), default: 0.05, unit: "s", help: "target buffering at the server"),
         ],
+        controls: [.output("playing", .gate, help: "how late what is played comes out (latency, stalls), for the listeners' gate")],
         make: { p throws(GraphError) in PulseSink(p) })
 
     let deviceName: String?

@@ -45,6 +45,11 @@ public final class Recognizer: AudioNode {
             ParameterSpec("continuous", .bool, default: true,
                           help: "keep recognising utterance after utterance (false: end the run after the first)"),
         ],
+        controls: [
+            .output("results", .text, help: "final results, and with a `wake-word` the assistant's states (a speech-synth's replies and earcons)"),
+            .output("verdict", .verdict, help: "with a `grammar`: whether the command so far is a whole sentence (grammar-aware end of speech)"),
+            .input("gate", .gate, help: "what the graph plays: not decoded (it does not hear itself)"),
+        ],
         make: { p throws(GraphError) in try Recognizer(p) })
 
     let hmm: String, dict: String

@@ -30,13 +30,14 @@ extension SpeechSynth {
 
     public var observesEvents: Bool { true }
 
-    /// Answers final results with the `reply` template; plays the earcons of an assistant's
-    /// states; with `barge-in`, stops speaking when speech starts.
+    /// Answers the final results of the recognizers connected to its `text` input with the
+    /// `reply` template and plays the earcons of their assistant states; with `barge-in`,
+    /// stops speaking when speech starts (any vad's: barge-in's link is not a port yet).
     public func observe(_ event: EngineEvent, at stamp: Double) {
         // File input: at a fixed delay after the event (live: at once, once synthesised).
         let at = isLive || !stamp.isFinite ? 0 : stamp + responseDelay
         switch event {
-        case .assistant(let node, let state, let reason, _) where node != ownId:
+        case .assistant(let node, let state, let reason, _) where answers.contains(node):
             inAssistant.store(true, ordering: .relaxed)
             switch (state, reason) {
             case (.listening, _): play(.start, notBefore: at)
@@ -44,7 +45,7 @@ extension SpeechSynth {
             case (.waitingForWakeWord, .cancelled?): play(.cancel, notBefore: at)
             default: break
             }
-        case .final(let node, let result) where replyTo == nil || replyTo == node:
+        case .final(let node, let result) where answers.contains(node) && (replyTo == nil || replyTo == node):
             guard !result.text.isEmpty else { return }
             if inAssistant.load(ordering: .relaxed) { play(.end, notBefore: at) }
             if let reply { _ = try? enqueue(reply.replacingOccurrences(of: "{text}", with: result.text), notBefore: at) }

@@ -26,7 +26,7 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
             ParameterSpec("text", .string, help: "spoken once at start; the node then ends, unless `reply` is set"),
             ParameterSpec("reply", .string,
                           help: "spoken after each final result, {text} replaced by what was recognised (e.g. \"you said {text}\"); the node runs until the graph stops"),
-            ParameterSpec("reply-to", .string, help: "node id of the recognizer whose finals are answered (default: any)"),
+            ParameterSpec("reply-to", .string, help: "node id of the recognizer whose finals are answered, of those connected to `text` (default: any; a graph without `controls` connects only this one)"),
             ParameterSpec("queue", .integer(1...256), default: 16, help: "texts that may wait to be spoken; one more is an error"),
         ] + Earcon.allCases.map { e in
             ParameterSpec(e.parameter, .sound(["tone", "none"]), default: "tone",
@@ -45,6 +45,10 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
                           help: "the listeners (vad, recognizer) leave out what this node plays and its echo; false: they hear it"),
             ParameterSpec("barge-in", .bool, default: false,
                           help: "stop speaking when speech starts; implies gate false (needs an echo-cancelled microphone, see README)"),
+        ],
+        controls: [
+            .input("text", .text, help: "a recognizer's `results`: finals answered with `reply`, an assistant's states played as earcons"),
+            .output("playing", .gate, help: "what it plays, so the listeners leave it and its echo out (unless `gate` is false)"),
         ],
         make: { p throws(GraphError) in try SpeechSynth(p) })
 
@@ -74,6 +78,8 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     private var format = StreamFormat(sampleRate: 16000, channelCount: 1)
     private(set) var isLive = false
     private var gate = PlaybackGate()
+    /// The recognizers connected to its `text` input: the only ones it answers.
+    private(set) var answers: Set<String> = []
     /// Texts by id (read on the delivery thread for the events), and callers awaiting them.
     let texts = Locked<[Int: String]>([:])
     /// Earcons queued, by id.
@@ -148,6 +154,7 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     public func prepare(_ context: PrepareContext) throws(EngineError) {
         isLive = context.isLive
         gate = context.playbackGate
+        answers = Set(context.controlSources["text"] ?? [])
         // The engine delivers an event within its lockstep slack; one block more, and the
         // answer's start is the same stream time in every file run.
         responseDelay = isLive ? 0 : AudioEngine.lockstepSlack + Double(context.maxFrames) / format.sampleRate + 0.05

@@ -25,6 +25,7 @@ enum DotCommand: Command {
         var args = Arguments(arguments)
         let noFormats = args.flag("--no-formats"), mustOpen = args.flag("--open")
         let (_, graph) = try GraphLoading.load(from: &args, command: name)
+        GraphLoading.printNotices(graph)
         if noFormats {
             print(GraphDot.render(graph))
         } else {

@@ -55,6 +55,11 @@ enum GraphLoading {
           --set NODE.PARAM=VALUE  Override a parameter (repeatable).
         """
 
+    /// Prints what validation added to a graph that should say it itself (one line each).
+    static func printNotices(_ graph: ValidatedGraph) {
+        for n in graph.notices { FileHandle.standardError.write(Data("audiograph: notice: \(n)\n".utf8)) }
+    }
+
     /// Whether a failure to open a node is one only the run itself can settle (a device, a
     /// sound server, an input file that is not here): `validate` and `dot` then show the
     /// graph with its formats decided at start. A damaged model is not such a failure.

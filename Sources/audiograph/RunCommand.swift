@@ -73,6 +73,7 @@ enum RunCommand: Command {
 
         let signals = SignalHandler()
         let graph = try GraphLoading.load(path, sources: sources, sinks: sinks, sets: sets, checkSources: true)
+        GraphLoading.printNotices(graph)
         // The live area (partial, status, level) only on a terminal, never with --json.
         let display = !json && isatty(STDOUT_FILENO) == 1
             ? LiveDisplay(style: TerminalStyle(isTTY: true)) : nil

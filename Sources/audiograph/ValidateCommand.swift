@@ -26,6 +26,7 @@ enum ValidateCommand: Command {
         var args = Arguments(arguments)
         let mustOpen = args.flag("--open")
         let (path, graph) = try GraphLoading.load(from: &args, command: name)
+        GraphLoading.printNotices(graph)
         let negotiated: NegotiatedGraph
         do {
             negotiated = try NegotiatedGraph(graph)

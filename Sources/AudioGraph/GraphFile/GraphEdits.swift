@@ -85,6 +85,8 @@ public enum GraphEdits {
         }
         let old = graph.nodes[index]
         graph.nodes[index] = NodeSpec(id: old.id, type: type, params: ["path": .string(path)], location: old.location)
+        // A file has none of the device's control ports (a pulse-sink's `playing`): its links go.
+        graph.controls?.removeAll { $0.from.node == old.id || $0.to.node == old.id }
     }
 
     /// Splits a `--source` or `--sink` argument into (node, file): "mic=a.wav" or "a.wav".

@@ -5,7 +5,8 @@ import Foundation
 /// JSON type or a duplicate key is an error placed at its line and column, never ignored.
 ///
 ///     {"graph": "name", "nodes": [{"id": …, "type": …, "params": {…}}],
-///      "connections": [{"from": "id[:bus]", "to": "id[:bus]", "convert": true}]}
+///      "connections": [{"from": "id[:bus]", "to": "id[:bus]", "convert": true}],
+///      "controls": [{"from": "id.port", "to": "id.port"}]}
 public enum GraphFile {
     /// Reads and parses `path`. Throws every problem found, each placed in the file.
     ///
@@ -115,8 +116,8 @@ public enum GraphFile {
 
         mutating func graph(_ root: JSONValue) -> GraphDescription {
             var g = GraphDescription(name: "graph", file: file)
-            guard let top = members(root, what: "the graph file", allowed: ["graph", "description", "nodes", "connections"],
-                                    required: ["nodes"])
+            guard let top = members(root, what: "the graph file",
+                                    allowed: ["graph", "description", "nodes", "connections", "controls"], required: ["nodes"])
             else { return g }
             if let name = string(top["graph"], what: "\"graph\"") { g.name = name }
             _ = string(top["description"], what: "\"description\"")
@@ -132,6 +133,14 @@ public enum GraphFile {
                     for item in items { if let c = connection(item) { g.connections.append(c) } }
                 } else {
                     error(.wrongType, "\"connections\" must be an array, got \(conns.typeName)", at: conns.location)
+                }
+            }
+            if let controls = top["controls"] {
+                g.controls = []
+                if case .array(let items) = controls.kind {
+                    for item in items { if let c = control(item) { g.controls!.append(c) } }
+                } else {
+                    error(.wrongType, "\"controls\" must be an array, got \(controls.typeName)", at: controls.location)
                 }
             }
             return g
@@ -167,6 +176,21 @@ public enum GraphFile {
                 }
             }
             return spec
+        }
+
+        /// `{"from": "id.port", "to": "id.port"}`.
+        mutating func control(_ v: JSONValue) -> ControlConnection? {
+            guard let fields = members(v, what: "a control connection", allowed: ["from", "to"], required: ["from", "to"]),
+                  let from = string(fields["from"], what: "\"from\""),
+                  let to = string(fields["to"], what: "\"to\"")
+            else { return nil }
+            guard let f = ControlRef(parsing: from), let t = ControlRef(parsing: to) else {
+                let bad = ControlRef(parsing: from) == nil ? ("from", from) : ("to", to)
+                error(.unknownPort, "\"\(bad.0)\": \"\(bad.1)\" is not \"id.port\" (a control connection joins ports; audio goes under \"connections\")",
+                      at: v.location)
+                return nil
+            }
+            return ControlConnection(from: f, to: t, location: v.location)
         }
 
         mutating func connection(_ v: JSONValue) -> Connection? {

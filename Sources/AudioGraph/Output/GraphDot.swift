@@ -2,7 +2,8 @@ import AudioGraphCore
 import Foundation
 
 /// Graphviz dot for a graph: one box per node (id, type, parameters that differ from
-/// the defaults), one edge per connection labelled with its format when known.
+/// the defaults), one edge per connection labelled with its format when known, and one
+/// dashed, coloured edge per control connection labelled with its ports.
 public enum GraphDot {
     /// Dot text for `graph`; `formats` (from a ``NegotiatedGraph``) labels the edges.
     public static func render(_ graph: ValidatedGraph, formats: [[StreamFormat]]? = nil) -> String {
@@ -27,6 +28,12 @@ public enum GraphDot {
             if !e.convert { attrs.append("style=bold") }
             let a = attrs.isEmpty ? "" : " [\(attrs.joined(separator: ", "))]"
             lines.append("  \(JSONLine.quote(graph.nodes[e.from].id)) -> \(JSONLine.quote(graph.nodes[e.to].id))\(a);")
+        }
+        let colours: [ControlPort.Kind: String] = [.text: "darkgreen", .gate: "firebrick", .verdict: "royalblue"]
+        for c in graph.controls {
+            let kind = graph.nodes.first { $0.id == c.from.node }?.descriptor.control(c.from.port)?.kind ?? .text
+            lines.append("  \(JSONLine.quote(c.from.node)) -> \(JSONLine.quote(c.to.node)) [style=dashed, color=\(colours[kind]!), "
+                         + "fontcolor=\(colours[kind]!), constraint=false, label=\"\(c.from.port) → \(c.to.port)\"];")
         }
         lines.append("}")
         return lines.joined(separator: "\n")

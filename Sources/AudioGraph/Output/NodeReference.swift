@@ -19,6 +19,12 @@ public enum NodeReference {
                 line += " — \(p.help)"
                 out.append(line)
             }
+            for c in d.controls {
+                var line = "    .\(c.name)"
+                line += String(repeating: " ", count: max(1, 20 - line.count))
+                line += "control \(c.direction.rawValue), \(c.kind.rawValue)" + (c.isRequired ? ", required" : "") + " — \(c.help)"
+                out.append(line)
+            }
             out.append("")
         }
         return out.joined(separator: "\n")
@@ -40,6 +46,14 @@ public enum NodeReference {
                 for p in d.parameters {
                     let def = p.isRequired ? "**required**" : p.defaultValue.map { "`\($0)`" } ?? "—"
                     out.append("| `\(p.name)` | \(p.kindDescription) | \(def) | \(p.unit ?? "") | \(p.help) |")
+                }
+            }
+            if !d.controls.isEmpty {
+                out.append("")
+                out.append("| control port | direction | carries | what flows |")
+                out.append("|---|---|---|---|")
+                for c in d.controls {
+                    out.append("| `\(c.name)` | \(c.direction.rawValue)\(c.isRequired ? " (required)" : "") | \(c.kind.rawValue) | \(c.help) |")
                 }
             }
             out.append("")

@@ -65,7 +65,7 @@ final class RenderPlan {
         let graph = n.graph
         var steps: [Int: RenderStep] = [:]
         var ordered: [RenderStep] = []
-        let gate = PlaybackGate(), hypothesis = HypothesisProgress(progressed: renderReady)
+        let links = ControlLinks(graph, progressed: renderReady)
         for i in graph.order {
             let spec = graph.nodes[i]
             let node = n.instances[i]
@@ -87,8 +87,9 @@ final class RenderPlan {
                 try node.prepare(PrepareContext(inputFormats: inFormats, outputFormats: n.formats[i],
                                                 maxFrames: spec.descriptor.role == .source ? blockFrames : inMax,
                                                 isLive: graph.isLive, upstreamMarkers: upstreamMarkers,
-                                                eventsReady: eventsReady, renderReady: renderReady, playbackGate: gate,
-                                                hypothesis: hypothesis))
+                                                eventsReady: eventsReady, renderReady: renderReady,
+                                                playbackGate: links.gate(of: spec.id), hypothesis: links.hypothesis(of: spec.id),
+                                                controlSources: links.sources(of: spec.id)))
             } catch {
                 throw error.atNode(spec.id, graph: graph.description.file)
             }

@@ -41,6 +41,12 @@ public struct GraphError: Error, Sendable, Equatable, CustomStringConvertible {
         case noSource
         /// A command-line override (`--set`, `--source`, `--sink`) cannot apply.
         case badOverride
+        /// A control connection names a port the node type does not have.
+        case unknownPort
+        /// A control connection goes from an input or to an output.
+        case wrongPortDirection
+        /// A control connection joins ports of different kinds (text to gate).
+        case wrongPortKind
     }
 
     /// What kind of problem it is.

@@ -149,16 +149,23 @@ public struct PrepareContext: Sendable {
     /// Signal it when something a node's `process` returned ``FlowStatus/notReady`` for has
     /// come (a worker thread's data, a decoder's progress): the render thread waits on it.
     public var renderReady: Readiness
-    /// Shared by every node of the graph: what it plays, so its listeners can leave it out.
+    /// What is played, shared by the nodes its `gate` control connections join (the players
+    /// write it, the listeners read it); a node with no gate connection has one of its own.
     public var playbackGate: PlaybackGate
-    /// Shared by every node of the graph: a recognizer's grammar progress, for end of speech.
+    /// A recognizer's grammar progress, shared by the nodes its `verdict` control connections
+    /// join; a node with none has one of its own (nobody reports there).
     public var hypothesis: HypothesisProgress
+    /// For each control input port of the node, the ids of the nodes connected to it (a
+    /// speech-synth answers only the recognizers connected to its `text`).
+    public var controlSources: [String: [String]]
 
     /// A context with every field given (the engine makes these; tests and harnesses may too).
     public init(inputFormats: [StreamFormat], outputFormats: [StreamFormat], maxFrames: Int, isLive: Bool,
                 upstreamMarkers: Set<StreamMarker.Kind> = [], eventsReady: Wakeup = Wakeup(), renderReady: Readiness = Readiness(),
-                playbackGate: PlaybackGate = PlaybackGate(), hypothesis: HypothesisProgress = HypothesisProgress()) {
+                playbackGate: PlaybackGate = PlaybackGate(), hypothesis: HypothesisProgress = HypothesisProgress(),
+                controlSources: [String: [String]] = [:]) {
         self.renderReady = renderReady
+        self.controlSources = controlSources
         self.playbackGate = playbackGate
         self.hypothesis = hypothesis
         self.inputFormats = inputFormats

@@ -18,6 +18,10 @@ public struct GraphDescription: Sendable {
     public var nodes: [NodeSpec]
     /// The connections, in declaration order.
     public var connections: [Connection]
+    /// The control connections, in declaration order; nil when the graph does not say (a
+    /// graph file without `"controls"`, as every file of the first releases): validation
+    /// then adds the links those graphs relied on (``ImplicitControls``), each with a notice.
+    public var controls: [ControlConnection]?
 
     /// A graph named `name`, empty unless nodes and connections are given.
     public init(name: String, file: String? = nil, nodes: [NodeSpec] = [], connections: [Connection] = []) {
@@ -36,6 +40,14 @@ public struct GraphDescription: Sendable {
     /// variadic inputs, the next free bus).
     public mutating func connect(_ from: String, to: String, convert: Bool = true) {
         connections.append(Connection(from: BusRef(parsing: from), to: BusRef(parsing: to), convert: convert))
+    }
+
+    /// Connects control port `from` ("id.port") to `to`; the graph then says all its links.
+    public mutating func connectControl(_ from: String, to: String) {
+        guard let f = ControlRef(parsing: from), let t = ControlRef(parsing: to) else {
+            preconditionFailure("control ports are written \"id.port\": \(from), \(to)")
+        }
+        controls = (controls ?? []) + [ControlConnection(from: f, to: t)]
     }
 
     /// Index of node `id`.

@@ -188,12 +188,13 @@ public enum GraphValidator {
                   suggestion: "a graph runs each node once per block, so audio cannot flow back; remove one of these connections")
         }
 
+        let (controls, notices, controlErrors) = checkControls(graph, nodes: nodes)
+        errors += controlErrors
         if !errors.isEmpty { return .failure(GraphErrors(errors)) }
-        return .success(ValidatedGraph(description: graph, nodes: nodes, edges: edges, order: order,
-                                       converter: registry.converter))
+        return .success(ValidatedGraph(description: graph, nodes: nodes, edges: edges, controls: controls, notices: notices,
+                                       order: order, converter: registry.converter))
     }
 
-    /// The candidate nearest to `word` by edit distance, if it is near enough to suggest.
     /// The candidate nearest `word` by edit distance, if near enough to suggest.
     package static func closest(_ word: String, among candidates: [String]) -> String? {
         let scored = candidates.map { ($0, editDistance(word, $0)) }.min { $0.1 < $1.1 }

@@ -52,6 +52,8 @@ public struct NodeDescriptor: Sendable {
     /// Marker kinds this node puts on its outputs itself. Nodes that produce none have
     /// their input markers copied to their outputs by the engine.
     public var markers: [StreamMarker.Kind]
+    /// Its control ports (text, gate, verdict), beside the audio buses.
+    public var controls: [ControlPort]
     /// Makes a node from checked parameters (may refuse cross-parameter combinations).
     public var make: Factory
 
@@ -60,9 +62,11 @@ public struct NodeDescriptor: Sendable {
     public init(
         type: String, summary: String, role: Role, parameters: [ParameterSpec] = [],
         inputs: Inputs? = nil, outputs: Int? = nil, isLive: Bool = false,
-        isReplaceableInput: Bool = false, markers: [StreamMarker.Kind] = [], make: @escaping Factory
+        isReplaceableInput: Bool = false, markers: [StreamMarker.Kind] = [], controls: [ControlPort] = [],
+        make: @escaping Factory
     ) {
         self.markers = markers
+        self.controls = controls
         self.type = type
         self.summary = summary
         self.role = role
@@ -73,6 +77,9 @@ public struct NodeDescriptor: Sendable {
         self.isReplaceableInput = isReplaceableInput || isLive
         self.make = make
     }
+
+    /// The control port called `name`, if any.
+    public func control(_ name: String) -> ControlPort? { controls.first { $0.name == name } }
 
     /// Whether the engine copies the node's input markers to its outputs: a node with inputs
     /// that puts no markers of its own there.

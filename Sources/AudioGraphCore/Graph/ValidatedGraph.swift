@@ -32,6 +32,12 @@ public struct ValidatedGraph: Sendable {
     public var nodes: [Node]
     /// The connections, resolved.
     public var edges: [Edge]
+    /// The control connections, checked (by node id: format conversion inserts nodes), with
+    /// the ones validation added to a graph that did not say (see `notices`).
+    public var controls: [ControlConnection] = []
+    /// What validation did that the graph file should say itself (an implicit control
+    /// connection added), one line each.
+    public var notices: [String] = []
     /// Node indices, each after all of its upstream nodes.
     public var order: [Int]
     /// How to convert formats on connections whose ends disagree (from the registry).

@@ -30,6 +30,7 @@ public final class EndOfSpeechDetector: AudioNode {
                           help: "past this, an utterance closes at the next pause of speech (at the latest 10 s later, even mid-speech); 0: no limit"),
         ],
         markers: [.utteranceEnd],
+        controls: [.input("verdict", .verdict, help: "a recognizer's grammar verdict: with `complete`/`incomplete`, the window by whether the command is whole")],
         make: { p throws(GraphError) in EndOfSpeechDetector(p) })
 
     let silence: Double?

@@ -44,6 +44,7 @@ public final class VoiceActivityDetector: AudioNode {
         ],
         outputs: 2,
         markers: [.speechStart, .speechEnd, .speechPossible, .speechDropped],
+        controls: [.input("gate", .gate, help: "what the graph plays (a speech-synth's, a pulse-sink's `playing`): left out, with its echo")],
         make: { p throws(GraphError) in VoiceActivityDetector(p) })
 
     static let probabilityKind = NodeEvent.Kind(rawValue: 1001)
