@@ -30,7 +30,7 @@ public enum NodeReference {
         return out.joined(separator: "\n")
     }
 
-    /// A markdown section per node type with a parameter table.
+    /// A markdown section per node type: its parameters and control ports as lists.
     public static func markdown(_ registry: NodeRegistry) -> String {
         var out: [String] = []
         for d in registry.descriptors {
@@ -41,19 +41,21 @@ public enum NodeReference {
             if d.parameters.isEmpty {
                 out.append("No parameters.")
             } else {
-                out.append("| parameter | accepts | default | unit | what it does |")
-                out.append("|---|---|---|---|---|")
+                // Lists, not tables: each parameter's help reads as prose, at any length.
                 for p in d.parameters {
-                    let def = p.isRequired ? "**required**" : p.defaultValue.map { "`\($0)`" } ?? "—"
-                    out.append("| `\(p.name)` | \(p.kindDescription) | \(def) | \(p.unit ?? "") | \(p.help) |")
+                    var facts = [p.kindDescription]
+                    if p.isRequired { facts.append("**required**") }
+                    if let v = p.defaultValue { facts.append("default `\(v)`") }
+                    if let u = p.unit { facts.append(u) }
+                    out.append("- `\(p.name)` (\(facts.joined(separator: ", "))): \(p.help)")
                 }
             }
             if !d.controls.isEmpty {
                 out.append("")
-                out.append("| control port | direction | carries | what flows |")
-                out.append("|---|---|---|---|")
+                out.append("Control ports:")
+                out.append("")
                 for c in d.controls {
-                    out.append("| `\(c.name)` | \(c.direction.rawValue)\(c.isRequired ? " (required)" : "") | \(c.kind.rawValue) | \(c.help) |")
+                    out.append("- `.\(c.name)` (\(c.direction.rawValue)\(c.isRequired ? ", required" : ""), \(c.kind.rawValue)): \(c.help)")
                 }
             }
             out.append("")
