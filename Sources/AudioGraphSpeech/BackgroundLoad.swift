@@ -6,21 +6,20 @@ import Foundation
 /// `wait` returns it, or the error that stopped it, once it is ready.
 final class BackgroundLoad<Value>: @unchecked Sendable {
     private var result: Result<Value, EngineError>?
-    private let done = DispatchSemaphore(value: 0)
+    private let thread: WorkerThread
 
     /// Starts `make` on a thread called `name`.
     init(name: String, _ make: @escaping @Sendable () throws(EngineError) -> Value) {
-        let t = Thread { [self] in
-            do throws(EngineError) { result = .success(try make()) } catch { result = .failure(error) }
-            done.signal()
+        thread = WorkerThread(name: name)
+        let box = UncheckedSendable(self)
+        thread.start { _ in
+            do throws(EngineError) { box.value.result = .success(try make()) } catch { box.value.result = .failure(error) }
         }
-        t.name = name
-        t.start()
     }
 
-    /// Blocks until the value is made (at once if it is); once only.
+    /// Blocks until the value is made (at once if it is): joins the thread.
     func wait() -> Result<Value, EngineError> {
-        done.wait()
+        thread.join()
         return result!
     }
 }

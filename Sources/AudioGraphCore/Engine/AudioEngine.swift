@@ -67,6 +67,9 @@ public final class AudioEngine: @unchecked Sendable {
     var lockstep = false
     /// Wakes the render thread waiting in lockstep: the delivery thread after it delivered further.
     let deliveredWake = Wakeup()
+    /// The engine's two threads, started and joined as every thread of the engine and its nodes.
+    let renderThread = WorkerThread(name: "audiograph.render", interactive: true)
+    let deliveryThread = WorkerThread(name: "audiograph.delivery")
     /// Wakes the render thread waiting for a node that is not ready (``FlowStatus/notReady``).
     let renderReady = Readiness()
     /// Times the render thread gave up waiting for delivery in lockstep (a node working
@@ -183,13 +186,9 @@ public final class AudioEngine: @unchecked Sendable {
         else {
             throw EngineError(.internalLimit, "engine already started; reset() it to run again")
         }
-        let render = Thread { [self] in renderLoop() }
-        render.name = "audiograph.render"
-        render.qualityOfService = .userInteractive
-        let delivery = Thread { [self] in deliveryLoop() }
-        delivery.name = "audiograph.delivery"
-        render.start()
-        delivery.start()
+        let box = UncheckedSendable(self)
+        renderThread.start { _ in box.value.renderLoop() }
+        deliveryThread.start { _ in box.value.deliveryLoop() }
     }
 
     /// Starts, then waits for the run to end.
@@ -228,6 +227,8 @@ public final class AudioEngine: @unchecked Sendable {
                 ? "reset: the engine is running (stop or cancel it and await its end first)"
                 : "reset: the engine has not been prepared")
         }
+        renderThread.join()  // both have ended with the run: nothing of it runs on
+        deliveryThread.join()
         finishErrors.removeAll()
         for step in plan.steps {
             step.node.reset()

@@ -9,14 +9,19 @@ import Synchronization
 /// `isStopping`; `requestStop` sets it and wakes the worker; `join` waits for the end.
 public final class WorkerThread: @unchecked Sendable {
     private let name: String
+    private let interactive: Bool
     private let stopping = Atomic<Bool>(false)
     private let exited = Atomic<Bool>(true)
     private let exitedSignal = DispatchSemaphore(value: 0)
     /// Signalled by `requestStop`, and by whoever has work for the worker.
     public let wake = Wakeup()
 
-    /// A worker whose thread will be called `name`.
-    public init(name: String) { self.name = name }
+    /// A worker whose thread will be called `name`; `interactive`: scheduled as user-interactive
+    /// work (the render thread).
+    public init(name: String, interactive: Bool = false) {
+        self.name = name
+        self.interactive = interactive
+    }
 
     /// Starts the thread running `body`. Call again after `join` for another run.
     public func start(_ body: @escaping @Sendable (WorkerThread) -> Void) {
@@ -29,6 +34,7 @@ public final class WorkerThread: @unchecked Sendable {
             box.value.exitedSignal.signal()
         }
         t.name = name
+        if interactive { t.qualityOfService = .userInteractive }
         t.start()
     }
 
