@@ -5,7 +5,7 @@ import Foundation
 /// the defaults), one edge per connection labelled with its format when known, and one
 /// dashed, coloured edge per control connection labelled with its ports.
 public enum GraphDot {
-    /// Dot text for `graph`; `formats` (from a ``NegotiatedGraph``) labels the edges.
+    /// Dot text for `graph`; `formats` (the negotiated formats of each node's outputs) labels the edges.
     public static func render(_ graph: ValidatedGraph, formats: [[StreamFormat]]? = nil) -> String {
         var lines = ["digraph \(JSONLine.quote(graph.description.name)) {",
                      "  rankdir=LR;",

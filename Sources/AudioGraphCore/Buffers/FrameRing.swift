@@ -3,7 +3,7 @@ import Synchronization
 /// A bounded lock-free SPSC ring of interleaved float frames, for device callbacks: the
 /// PulseAudio thread writes what the server delivered, the render thread reads it
 /// deinterleaved into a block (or the other way round for playback). Allocated once.
-public final class FrameRing: @unchecked Sendable {
+package final class FrameRing: @unchecked Sendable {
     /// Interleaved channels per frame.
     public let channels: Int
     /// Capacity in frames.

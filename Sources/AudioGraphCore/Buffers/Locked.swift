@@ -6,7 +6,7 @@ import Foundation
 /// Built on `NSLock` (a pthread mutex) rather than `Synchronization.Mutex`: on Linux the
 /// latter is a bare futex that ThreadSanitizer cannot see, so every use showed up as a race
 /// under `swift test --sanitize=thread`, hiding real ones.
-public final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 

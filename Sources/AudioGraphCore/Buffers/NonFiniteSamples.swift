@@ -4,7 +4,7 @@ import Foundation
 /// samples from outside (a float file, float capture) replaces them with silence and counts
 /// them. One such sample would otherwise spread through every filter it meets (a resampler's
 /// FFT low-pass turns one into a block of them) and crash conversions to integers.
-public enum NonFiniteSamples {
+package enum NonFiniteSamples {
     /// Replaces non-finite values in `p[0..<count]` with 0. Returns how many there were and
     /// the index of the first. Real-time safe.
     @inline(__always)
@@ -28,7 +28,7 @@ public enum NonFiniteSamples {
 
 /// Float to integer PCM, saturating, with non-finite values as silence (converting NaN or
 /// infinity to an integer traps).
-public enum PCM {
+package enum PCM {
     /// A float sample as 16-bit PCM: scaled by 32768, rounded, clipped; non-finite values become 0.
     @inline(__always)
     public static func int16(_ x: Float) -> Int16 {

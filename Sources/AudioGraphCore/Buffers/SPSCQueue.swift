@@ -7,7 +7,7 @@ import Synchronization
 /// ordering, so neither ever waits on a lock. Storage is allocated once. `push` fails
 /// when full and `pop` returns nil when empty; what to do then (wait, or drop and count)
 /// is the caller's declared policy.
-public final class SPSCQueue<Element: BitwiseCopyable>: @unchecked Sendable {
+package final class SPSCQueue<Element: BitwiseCopyable>: @unchecked Sendable {
     private let slots: UnsafeMutablePointer<Element>
     /// Capacity in elements.
     public let capacity: Int

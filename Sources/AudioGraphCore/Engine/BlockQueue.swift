@@ -13,7 +13,7 @@ import Synchronization
 /// blocks mostly carry a fraction of their capacity (after a 48 kHz resampler, ~1.4k of up
 /// to ~10k frames), so the ring costs what it holds. The price is one minor page fault, a
 /// zeroed page from the kernel, the first time each page is written, once in the queue's life.
-public final class BlockQueue: @unchecked Sendable {
+package final class BlockQueue: @unchecked Sendable {
     /// The preallocated blocks (for their format and capacity).
     public let blocks: [AudioBuffer]
     private let filled: SPSCQueue<Int32>

@@ -21,7 +21,7 @@ import Synchronization
 /// speech onset the render thread has queued (the `speechStart` markers it wrote), or, with
 /// none queued, before the end of the audio queued, so the engine need not hold other nodes'
 /// events back for audio the worker has yet to read.
-public final class LaggingStage: @unchecked Sendable {
+package final class LaggingStage: @unchecked Sendable {
     /// The blocks the render thread hands over.
     public let queue: BlockQueue
     private let thread: WorkerThread

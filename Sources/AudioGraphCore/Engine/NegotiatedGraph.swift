@@ -8,7 +8,7 @@
 ///     src (44100 Hz stereo) ──► asr (takes 16000 Hz mono)
 ///     becomes
 ///     src ──► src->asr.channels (mixer) ──► src->asr.rate (resampler) ──► asr
-public struct NegotiatedGraph {
+package struct NegotiatedGraph {
     /// The graph with inserted converter nodes (their ids contain "->").
     public private(set) var graph: ValidatedGraph
     /// Node instances, by node index.

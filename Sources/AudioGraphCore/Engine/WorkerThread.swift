@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// The worker sleeps on `wake` (or a queue's own wake-up) between pieces of work and checks
 /// `isStopping`; `requestStop` sets it and wakes the worker; `join` waits for the end.
-public final class WorkerThread: @unchecked Sendable {
+package final class WorkerThread: @unchecked Sendable {
     private let name: String
     private let interactive: Bool
     private let stopping = Atomic<Bool>(false)

@@ -34,7 +34,7 @@ package final class EventOutlet: @unchecked Sendable {
 }
 
 /// What a producer does when a bounded queue is full.
-public enum BackpressurePolicy: Sendable {
+package enum BackpressurePolicy: Sendable {
     /// Wait for the consumer (file input: nothing lost, output deterministic).
     case block
     /// Drop the new item and count it (live input: the device cannot wait).

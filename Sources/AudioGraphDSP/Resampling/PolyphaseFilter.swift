@@ -129,7 +129,7 @@ func besselI0(_ x: Double) -> Double {
 }
 
 /// Filter length for documentation and benchmarks.
-public enum PolyphaseTaps {
+package enum PolyphaseTaps {
     /// Coefficients per output sample for a rate pair and preset name.
     public static func count(from: Int, to: Int, quality: String) -> Int {
         PolyphaseFilter.Shape(inputRate: from, outputRate: to, quality: ResamplerQuality(rawValue: quality) ?? .high).taps
