@@ -6,7 +6,8 @@ import Synchronization
 
 /// `audiograph-bench allocations`: heap allocations on the render thread, counted by the
 /// malloc shim in CAllocCounter, for graphs that cover the render path: sources, gain, the
-/// speech front end (resampler, mixer, vad, end-of-speech), a level meter's events and taps.
+/// speech front end (resampler, mixer, vad, end-of-speech), a level meter's events, taps, a
+/// wav-sink, a file-source into a recognizer, and a speech-synth.
 /// One JSON line per graph: {"graph", "blocks", "allocations"}. The render path must not
 /// allocate; RenderAllocationTests holds each graph to its pinned count. Release builds only
 /// (a debug build allocates in code the optimiser removes).
@@ -16,6 +17,10 @@ func benchAllocations() async throws {
         build(&g)
         return g
     }
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ag-alloc-\(getpid())")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let written = scratch.appendingPathComponent("written.wav").path
     let graphs: [(GraphDescription, tap: String?)] = [
         (graph("gain") { g in
             g.addNode("src", type: "test-signal", ["signal": "pink", "rate": 48000, "channels": 2, "duration": 60])
@@ -40,6 +45,27 @@ func benchAllocations() async throws {
             g.connect("src", to: "rs"); g.connect("rs", to: "mono"); g.connect("mono", to: "meter")
             g.connect("meter", to: "vad"); g.connect("vad", to: "eos"); g.connect("eos", to: "out")
         }, "vad"),
+        // The file writer's hand-off (its thread writes; the render thread only queues).
+        (graph("wav-sink") { g in
+            g.addNode("src", type: "test-signal", ["signal": "pink", "rate": 16000, "channels": 1, "duration": 60])
+            g.addNode("out", type: "wav-sink", ["path": .string(written)])
+            g.connect("src", to: "out")
+        }, nil),
+        // The file just written, read back (file-source), through the recognizer's front end
+        // into its decoding queue (the decoder runs on its own thread).
+        (graph("file-source-recognizer") { g in
+            g.addNode("src", type: "file-source", ["path": .string(written)])
+            g.addNode("vad", type: "vad")
+            g.addNode("eos", type: "end-of-speech", ["no-speech-timeout": 0])
+            g.addNode("asr", type: "recognizer")
+            g.connect("src", to: "vad"); g.connect("vad", to: "eos"); g.connect("eos", to: "asr")
+        }, nil),
+        // Speech from flite (synthesised on the worker; the render thread copies samples).
+        (graph("speech-synth") { g in
+            g.addNode("tts", type: "speech-synth", ["text": "go forward ten meters and then find japanese restaurants nearby"])
+            g.addNode("out", type: "null-sink")
+            g.connect("tts", to: "out")
+        }, nil),
     ]
     // The control: an allocation the shim must see, or a count of 0 would prove nothing.
     ag_alloc_counter_begin()

@@ -4,12 +4,14 @@ import Testing
 /// The render thread allocates nothing per block: `audiograph-bench allocations` (release
 /// build, malloc counted on the render thread) over a gain chain, the same with a tap, and the
 /// speech front end (resampler, mixer, level meter, vad with probabilities, end-of-speech)
-/// with a tap, each held to its pinned count.
+/// with a tap, a wav-sink, a file-source into a recognizer, and a speech-synth, each held to
+/// its pinned count.
 @Suite struct RenderAllocationTests {
     static let bench = CLI.packageRoot.appendingPathComponent(".build/release/audiograph-bench")
 
     /// Allocations allowed per graph over its whole run (60 s of audio, 2814 blocks).
-    static let pinned = ["gain": 0, "gain-with-tap": 0, "speech-front-end-with-tap": 0]
+    static let pinned = ["gain": 0, "gain-with-tap": 0, "speech-front-end-with-tap": 0, "wav-sink": 0,
+                         "file-source-recognizer": 0, "speech-synth": 0]
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: bench.path),
                    "the release audiograph-bench is not built (Tools/test builds it: Tools/build-release --product audiograph-bench)"))
