@@ -5,26 +5,26 @@
 ///
 ///     file-source ──► gain ──┬──► wav-sink          steps: [src, gain, out, meter]
 ///                            └──► level-meter       buffers: src.0, gain.0 (read twice)
-final class RenderPlan {
+package final class RenderPlan {
     let graph: ValidatedGraph
-    let steps: [RenderStep]
-    let stepById: [String: RenderStep]
+    package let steps: [RenderStep]
+    package let stepById: [String: RenderStep]
     /// Frames a source produces per block.
-    let blockFrames: Int
+    package var blockFrames: Int
     let isLive: Bool
     /// The first source: its position drives progress and real-time pacing.
     let clock: RenderStep?
     /// The nodes that work behind the audio on threads of their own (recognizers).
     let behind: [RenderStep]
     /// Set by a failing node other than a source: (step, code). Rendering stops at once.
-    var failure: (RenderStep, Int32)?
+    package var failure: (RenderStep, Int32)?
     /// The one place a file run waits: called when a node returned ``FlowStatus/notReady``
     /// with the readiness count noted before it was asked; returns when it may be ready
     /// (signalled, or a short timeout), false to stop waiting (cancel, or waiting since
     /// `waitedSince` for longer than ``readyPatience``). Set by the engine.
-    var awaitReady: (_ waitedSince: Double, _ mark: Int) -> Bool = { _, _ in false }
+    package var awaitReady: (_ waitedSince: Double, _ mark: Int) -> Bool = { _, _ in false }
     /// What `awaitReady` waits on (the engine's); the count is noted before each call.
-    var readiness = Readiness()
+    package var readiness = Readiness()
     /// How long a file run waits for a node that is not ready before it fails (a decoder or
     /// file reader that stopped): far longer than any block takes.
     static let readyPatience = 30.0
@@ -59,7 +59,7 @@ final class RenderPlan {
 
     /// Instantiates, opens, negotiates formats and prepares every node.
     /// Throws `GraphError` (the graph cannot work) or `EngineError` (a file or device failed).
-    static func compile(_ validated: ValidatedGraph, blockFrames: Int, events: EventOutlet, eventsReady: Wakeup,
+    package static func compile(_ validated: ValidatedGraph, blockFrames: Int, events: EventOutlet, eventsReady: Wakeup,
                         renderReady: Readiness) throws -> RenderPlan {
         let n = try NegotiatedGraph(validated, blockFrames: blockFrames)
         let graph = n.graph
@@ -118,7 +118,7 @@ final class RenderPlan {
     }
 
     /// Runs every node once. Render thread; real-time safe. Returns false on failure.
-    func renderBlock(delivered: Double = .infinity) -> Bool {
+    package func renderBlock(delivered: Double = .infinity) -> Bool {
         for step in steps {
             if step.ended {
                 for o in step.outputs { o.frameLength = 0 }
@@ -170,6 +170,7 @@ final class RenderPlan {
                 step.produced[b] += Int64(o.frameLength)
                 step.taps[b].deliver(o)
             }
+            step.lastStatus = status
             switch status {
             case .ok:
                 if step.role != .source && allEnded && !producedAny { step.ended = true }

@@ -1,24 +1,26 @@
 /// One node's place in a ``RenderPlan``: the node, the buffers it reads and writes, and
 /// its run state. Touched only by the render thread once running.
-final class RenderStep {
-    let index: Int
-    let id: String
-    let node: any AudioNode
+package final class RenderStep {
+    package let index: Int
+    package let id: String
+    package let node: any AudioNode
     let role: NodeDescriptor.Role
     /// Buffers of the upstream output buses, in input-bus order (shared with fan-out): the
     /// ones `io` hands the node.
     var inputs: [AudioBuffer] { io.inputs }
     /// This node's own output buffers (`io`'s).
-    var outputs: [AudioBuffer] { io.outputs }
+    package var outputs: [AudioBuffer] { io.outputs }
     /// Upstream step of each input bus, parallel to `inputs`.
     let upstream: [RenderStep]
     /// Per input bus: has its upstream ended? Preallocated, refreshed every block.
     let inputEnded: UnsafeMutableBufferPointer<Bool>
     /// Frames produced so far on each output bus (the next block's `sampleTime`).
-    @exclusivity(unchecked) var produced: [Int64]
+    @exclusivity(unchecked) package var produced: [Int64]
     /// Tap points, one per output bus.
     let taps: [TapPoint]
-    @exclusivity(unchecked) var ended = false
+    @exclusivity(unchecked) package var ended = false
+    /// What `process` returned last (after the plan's handling of `.notReady`).
+    @exclusivity(unchecked) package var lastStatus: FlowStatus?
     /// Stream time through which the node has been given input (the end of its last input
     /// block); read for nodes that work behind the audio (``AudioNode/worksBehind``).
     @exclusivity(unchecked) var givenThrough = -Double.infinity
@@ -51,6 +53,7 @@ final class RenderStep {
     /// Back to stream time 0 (after `reset`).
     func rewind() {
         ended = false
+        lastStatus = nil
         stopping = false
         givenThrough = -.infinity
         for i in produced.indices { produced[i] = 0 }
