@@ -31,7 +31,8 @@ import Testing
         let md = NodeReference.markdown(.builtin)
         for d in NodeRegistry.builtin.descriptors {
             #expect(md.contains("### `\(d.type)`"))
-            for p in d.parameters { #expect(md.contains("| `\(p.name)` |")) }
+            for p in d.parameters { #expect(md.contains("- `\(p.name)` ("), "\(d.type).\(p.name)") }
+            for c in d.controls { #expect(md.contains("- `.\(c.name)` (\(c.direction.rawValue)"), "\(d.type).\(c.name)") }
         }
     }
 
