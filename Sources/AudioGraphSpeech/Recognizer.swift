@@ -137,7 +137,7 @@ public final class Recognizer: AudioNode {
         alternatives = p.integer("alternatives")
         continuous = p.bool("continuous")
         limits = .init(hmms: p.integer("max-hmms"), wordExits: p.integer("max-word-exits"))
-        finalPass = FinalPass(rawValue: p.string("final") ?? "utterance") ?? .utterance
+        finalPass = p.choice("final")
         cmnLookahead = p.number("cmn-lookahead")
         let previewHMMs = p.integer("preview-hmms")
         let previews = finalPass == .live && cmnLookahead > 0 && partialFrames > 0 && previewHMMs > 0

@@ -111,14 +111,14 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
 
     init(_ p: ResolvedParameters) throws(GraphError) {
         ownId = p.nodeId
-        voiceName = p.string("voice") ?? "rms"
+        voiceName = p.text("voice")
         rate = p.number("rate")
         initialText = p.string("text")
         reply = p.string("reply")
         replyTo = p.string("reply-to")
         queueCapacity = p.integer("queue")
         var specs: [Earcon: String] = [:]
-        for e in Earcon.allCases { specs[e] = p.string(e.parameter) ?? "tone" }
+        for e in Earcon.allCases { specs[e] = p.text(e.parameter) }
         earconSpecs = specs
         echoTail = p.number("echo-tail")
         bargeIn = p.bool("barge-in")

@@ -44,6 +44,24 @@ public struct ResolvedParameters: Sendable {
         return nil
     }
 
+    /// A string, choice or path parameter that validation always fills (it has a default or
+    /// is required), so its default is written once, in the descriptor. Its absence is a
+    /// descriptor without that default: a programming error, stopped here.
+    public func text(_ name: String) -> String {
+        guard let s = string(name) else {
+            preconditionFailure("node \"\(nodeId)\": parameter \"\(name)\" has no default and was not given")
+        }
+        return s
+    }
+
+    /// A choice parameter as the type whose raw values are its words (filled by validation).
+    public func choice<T: RawRepresentable>(_ name: String, as type: T.Type = T.self) -> T where T.RawValue == String {
+        guard let v = T(rawValue: text(name)) else {
+            preconditionFailure("node \"\(nodeId)\": parameter \"\(name)\" has a word \(T.self) does not know")
+        }
+        return v
+    }
+
     /// A number parameter, or `fallback` when absent.
     @available(*, deprecated, message: "the descriptor's default is filled in by validation: use number(_:) or optionalNumber(_:)")
     public func number(_ name: String, _ fallback: Double) -> Double { optionalNumber(name) ?? fallback }

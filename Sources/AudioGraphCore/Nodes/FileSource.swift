@@ -43,7 +43,7 @@ public final class FileSource: AudioNode {
     private var nonFinite = (count: 0, firstFrame: 0)
 
     init(_ p: ResolvedParameters) {
-        path = p.string("path") ?? ""
+        path = p.text("path")
         startSeconds = p.number("start")
         loops = p.integer("loop")
     }

@@ -36,7 +36,7 @@ public final class TestSignalSource: AudioNode {
     private var pink = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
     init(_ p: ResolvedParameters) {
-        signal = p.string("signal") ?? "sine"
+        signal = p.text("signal")
         frequency = p.number("frequency")
         amplitude = pow10(p.number("level") / 20)
         format = StreamFormat(sampleRate: Double(p.integer("rate")), channelCount: p.integer("channels"))

@@ -28,8 +28,8 @@ public final class WAVSink: AudioNode {
     private let writeError = Locked<EngineError?>(nil)
 
     init(_ p: ResolvedParameters) {
-        path = p.string("path") ?? ""
-        sampleFormat = WAVFileWriter.SampleFormat(rawValue: p.string("format") ?? "s16") ?? .s16
+        path = p.text("path")
+        sampleFormat = p.choice("format")
     }
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {

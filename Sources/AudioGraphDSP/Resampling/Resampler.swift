@@ -29,8 +29,7 @@ public final class Resampler: AudioNode {
                               + "for file input below very-high, polyphase for live input"),
         ],
         make: { p throws(GraphError) in
-            Resampler(rate: p.integer("rate"), quality: ResamplerQuality(rawValue: p.string("quality") ?? "high") ?? .high,
-                      method: Method(rawValue: p.string("method") ?? "auto") ?? .auto, nodeId: p.nodeId)
+            Resampler(rate: p.integer("rate"), quality: p.choice("quality"), method: p.choice("method"), nodeId: p.nodeId)
         })
 
     /// How the conversion is computed (same response either way, within float rounding).
