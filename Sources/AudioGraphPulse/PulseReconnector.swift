@@ -36,8 +36,13 @@ final class PulseReconnector: @unchecked Sendable {
     /// Reports for the delivery thread (gap lengths, failed attempts).
     let reports = Locked<[String]>([])
 
-    init(first: PulseStream, target: Target, patience: Double, ring: FrameRing) {
+    /// Signalled when a replacement is ready or the reconnector gave up (the render thread
+    /// waits on it while the server is gone); new streams signal it as the first did.
+    private let progressed: Readiness
+
+    init(first: PulseStream, target: Target, patience: Double, ring: FrameRing, progressed: Readiness) {
         current = first
+        self.progressed = progressed
         self.target = target
         self.patience = patience
         self.ring = ring
@@ -85,6 +90,7 @@ final class PulseReconnector: @unchecked Sendable {
                     replacement.withLock { $0 = stream }
                     lostStream.store(false, ordering: .releasing)
                     ready.store(true, ordering: .releasing)
+                    progressed.signal()
                     let gap = monotonicSeconds() - began
                     reports.withLock {
                         $0.append(String(format: "PulseAudio: capture resumed on %@ after a %.1f s gap (%d attempts); the gap is not in the stream",
@@ -97,6 +103,7 @@ final class PulseReconnector: @unchecked Sendable {
                 if monotonicSeconds() - began > patience {
                     reports.withLock { $0.append("PulseAudio: no server after \(Int(patience)) s of retrying: \(lastError)") }
                     gaveUp.store(true, ordering: .releasing)
+                    progressed.signal()
                     return
                 }
                 wake.wait(timeout: 0.5) { closing }
@@ -113,7 +120,7 @@ final class PulseReconnector: @unchecked Sendable {
             throw EngineError(.device, "PulseAudio: the server is back but has no source \"\(wanted)\"")
         }
         let stream = try PulseStream(connection: connection, capture: true, device: wanted, rate: target.rate,
-                                     channels: target.channels, latency: target.latency, ring: ring)
+                                     channels: target.channels, latency: target.latency, ring: ring, progressed: progressed)
         stream.cork(false)
         return stream
     }

@@ -87,7 +87,7 @@ public final class PulseSink: AudioNode {
         gate = context.playbackGate
         context.playbackGate.outputLatency = 2 * latency
         stream = try PulseStream(connection: connection, capture: false, device: device, rate: Int(f.sampleRate),
-                                 channels: f.channelCount, latency: latency, ring: r, roomMade: context.renderReady)
+                                 channels: f.channelCount, latency: latency, ring: r, progressed: context.renderReady)
     }
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {

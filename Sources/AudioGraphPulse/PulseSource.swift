@@ -48,7 +48,6 @@ public final class PulseSource: AudioNode {
     static let warningNonFinite: Int32 = 1
     private let info = Locked<[EngineEvent]>([])
     private var nodeId = "mic"
-    private var blocksSinceStart = 0
     private let latencyProbe = Atomic<Bool>(false)   // set by the render thread after ~1 s
     private var latencyReported = false               // delivery thread only
     private var probeStream: PulseStream?             // set in prepare, never cleared
@@ -103,14 +102,14 @@ public final class PulseSource: AudioNode {
         let r = FrameRing(channels: format.channelCount, capacity: Int(format.sampleRate * 2))
         ring = r
         let st = try PulseStream(connection: connection, capture: true, device: device.name, rate: Int(format.sampleRate),
-                                 channels: format.channelCount, latency: latency, ring: r)
+                                 channels: format.channelCount, latency: latency, ring: r, progressed: context.renderReady)
         stream = st
         probeStream = st
         if reconnect > 0 {
             reconnector = PulseReconnector(
                 first: st, target: .init(device: device.name, rate: Int(format.sampleRate), channels: format.channelCount,
                                          latency: latency),
-                patience: reconnect, ring: r)
+                patience: reconnect, ring: r, progressed: context.renderReady)
         }
         let id = nodeId
         info.withLock {
@@ -128,12 +127,10 @@ public final class PulseSource: AudioNode {
         if let reconnector, stream.failed.load(ordering: .acquiring), ring.available == 0,
            !reconnector.gaveUp.load(ordering: .acquiring)
         {
-            // Server gone: wait for the reconnector, a fragment at a time, producing nothing.
+            // Server gone: the engine waits (it owns waiting) until the reconnector has a
+            // stream or gives up; nothing is produced meanwhile.
             reconnector.streamLost()
-            out.frameLength = 0
-            if io.isStopping { return .endOfStream }
-            usleep(UInt32(latency * 1e6))
-            return .ok
+            return io.isStopping ? .endOfStream : .notReady
         }
         if !started {
             started = true
@@ -144,17 +141,10 @@ public final class PulseSource: AudioNode {
                 stream.cork(true)
                 return .endOfStream
             }
-        } else {
-            // Sleep until the server's callback delivers a fragment (or the stream fails);
-            // wake now and then so the engine still sees stop and cancel.
-            let want = min(fragmentFrames, io.requestedFrames)
-            var rounds = 0
-            while ring.available < want && !stream.failed.load(ordering: .acquiring) && rounds < 2 {
-                stream.dataReady.wait(timeout: min(0.05, 2 * latency)) {
-                    ring.available >= want || stream.failed.load(ordering: .acquiring)
-                }
-                rounds += 1
-            }
+        } else if ring.available < min(fragmentFrames, io.requestedFrames) && !stream.failed.load(ordering: .acquiring) {
+            // Less than a fragment captured: the engine waits for the server's data (the
+            // stream signals `renderReady`) and asks again.
+            return .notReady
         }
         let n = ring.read(into: out, frames: min(io.requestedFrames, out.frameCapacity))
         out.frameLength = n
@@ -168,8 +158,9 @@ public final class PulseSource: AudioNode {
                 io.emit(NodeEvent(.warning, t: t, values: (0, Double(bad.count), t, 0), code: Self.warningNonFinite))
             }
         }
-        blocksSinceStart += 1
-        if blocksSinceStart == 50 { latencyProbe.store(true, ordering: .releasing) }  // the delivery thread asks the server
+        // After a second of capture the delivery thread asks the server for the stream's latency.
+        let captured = out.sampleTime + Int64(n), second = Int64(out.format.sampleRate)
+        if captured >= second && captured - Int64(n) < second { latencyProbe.store(true, ordering: .releasing) }
         let lost = stream.lostFrames.load(ordering: .relaxed) + stream.serverXruns.load(ordering: .relaxed)
         if lost > reportedLost {
             io.emit(NodeEvent(.overrun, t: Double(out.sampleTime) / (Double(rate ?? device?.rate ?? 48000)),

@@ -22,17 +22,15 @@ final class PulseStream: @unchecked Sendable {
     /// Playback: the engine has delivered everything; silence after the ring is not an underrun.
     let ending = Atomic<Bool>(false)
     let started = Atomic<Bool>(false)
-    /// Capture: signalled when fragments arrived or the stream failed (the render thread
-    /// sleeps on it instead of polling).
-    let dataReady = Wakeup()
     /// Capture: bytes waiting in the server's queue for this stream (read again when the
     /// ring has room), as last seen by the main loop.
     let backlogBytes = Atomic<Int>(0)
     /// The server queues at most this much for a capture stream (its maxlength, 4 MiB).
     static let serverQueueBytes = 4 << 20
-    /// Playback: signalled when the server has taken frames from the ring (a file run's
-    /// render thread may be waiting for room).
-    let roomMade: Readiness?
+    /// Signalled when the stream moved: captured frames arrived, played frames were taken
+    /// from the ring, or the stream failed. The render thread waits on it (the engine's,
+    /// for a node not ready) instead of polling.
+    let progressed: Readiness
     /// Set (under the main-loop lock) once the stream is disconnected.
     private var closed = false
     /// Capture: the timer that reads again what the ring had no room for (main-loop thread).
@@ -42,10 +40,10 @@ final class PulseStream: @unchecked Sendable {
 
     /// Creates and connects a stream (corked) to `device` (nil: the default).
     init(connection: PulseConnection, capture: Bool, device: String?, rate: Int, channels: Int,
-         latency: Double, ring: FrameRing, roomMade: Readiness? = nil) throws(EngineError) {
+         latency: Double, ring: FrameRing, progressed: Readiness) throws(EngineError) {
         self.connection = connection
         self.ring = ring
-        self.roomMade = roomMade
+        self.progressed = progressed
         self.isCapture = capture
         self.channels = channels
         scratchFrames = 8192
@@ -65,7 +63,7 @@ final class PulseStream: @unchecked Sendable {
             let state = pa_stream_get_state(s)
             if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED {
                 st.failed.store(true, ordering: .releasing)
-                st.dataReady.signal()
+                st.progressed.signal()
             }
             pa_threaded_mainloop_signal(st.connection.mainloop, 0)
         }, me)
@@ -74,7 +72,7 @@ final class PulseStream: @unchecked Sendable {
             let state = pa_context_get_state(ctx)
             if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED {
                 st.failed.store(true, ordering: .releasing)
-                st.dataReady.signal()
+                st.progressed.signal()
             }
             pa_threaded_mainloop_signal(st.connection.mainloop, 0)
         }, me)
@@ -151,7 +149,7 @@ final class PulseStream: @unchecked Sendable {
             }
             pa_stream_drop(s)
         }
-        dataReady.signal()
+        progressed.signal()
     }
 
     /// Server callback (main-loop thread): fill the server's buffer from the ring.
@@ -164,7 +162,7 @@ final class PulseStream: @unchecked Sendable {
             let frames = bytes / (4 * channels)
             let p = data.assumingMemoryBound(to: Float.self)
             let got = ring.read(interleaved: p, frames: frames)
-            if got > 0 { roomMade?.signal() }
+            if got > 0 { progressed.signal() }
             if got < frames {
                 (p + got * channels).update(repeating: 0, count: (frames - got) * channels)
                 if started.load(ordering: .relaxed) && !ending.load(ordering: .relaxed) {

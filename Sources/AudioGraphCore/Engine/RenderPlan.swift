@@ -28,6 +28,9 @@ package final class RenderPlan {
     /// How long a file run waits for a node that is not ready before it fails (a decoder or
     /// file reader that stopped): far longer than any block takes.
     static let readyPatience = 30.0
+    /// How long, with live input, the clock source is waited for in one block (its device's
+    /// data); then the block goes on empty and the render loop sees stop and cancel.
+    static let liveWait = 0.1
     /// The node that stayed not ready past ``readyPatience``; the run ends with an error.
     var stalled: RenderStep?
     /// Set by the first failing source (a device gone): it ends like a stopped source, so
@@ -143,10 +146,13 @@ package final class RenderPlan {
             var mark = readiness.mark()
             var status = step.node.process(&step.io)
             if status == .notReady {
-                // File input: wait here, and only here, for what the node needs; live input
-                // never waits (a node returning this there produces nothing this block).
+                // Wait here, and only here, for what the node needs. File input: any node,
+                // until it is ready. Live input: only the clock source, on its device's data,
+                // for at most `liveWait` (so stop and cancel are seen between blocks); any
+                // other node not ready produces nothing this block.
                 let since = monotonicSeconds()
-                while status == .notReady && !isLive && awaitReady(since, mark) {
+                func mayWait() -> Bool { !isLive || step === clock && monotonicSeconds() - since < Self.liveWait }
+                while status == .notReady && mayWait() && awaitReady(since, mark) {
                     mark = readiness.mark()
                     status = step.node.process(&step.io)
                 }

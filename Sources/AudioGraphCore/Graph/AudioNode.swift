@@ -186,11 +186,12 @@ public enum FlowStatus: Sendable, Equatable {
     case endOfStream
     /// The node failed; `code` is explained by `AudioNode.failure(_:)` off the render thread.
     case failed(Int32)
-    /// File input only: something the node needs for this block is not there yet (a
-    /// recognizer's verdict, decoded file data, room in a playback buffer, synthesised
-    /// speech). The node consumed and emitted nothing; the engine waits, in one place, until
+    /// Something the node needs for this block is not there yet (a recognizer's verdict,
+    /// decoded file data, room in a playback buffer, synthesised speech, a device's captured
+    /// audio). The node consumed and emitted nothing; the engine waits, in one place, until
     /// whatever the node waits for signals ``PrepareContext/renderReady``, and calls
     /// `process` again with the same block. Nodes never sleep in `process` themselves. With
-    /// live input nodes do what they can and never return this.
+    /// live input only the clock source (the device the graph runs on) is waited for, a
+    /// moment at a time; any other node not ready produces nothing that block.
     case notReady
 }
