@@ -72,7 +72,7 @@ public final class NodeHarness {
                                               renderReady: readiness)
         compiled.readiness = readiness
         compiled.awaitReady = { since, mark in
-            guard monotonicSeconds() - since < 30 else { return false }
+            guard let since, monotonicSeconds() - since < 30 else { return false }  // nothing feeds a program-fed source here
             readiness.wait(unchangedFrom: mark, timeout: 0.05)
             return true
         }

@@ -37,8 +37,9 @@ import Testing
         Case(type: "speech-synth", params: ["text": "ten"], inputs: [], ratio: nil),
     ]
 
-    /// The PulseAudio nodes need a server; the recognizer needs speech (`recognizerBlockCuts`).
-    static let excluded: Set<String> = ["pulse-source", "pulse-sink", "recognizer"]
+    /// The PulseAudio nodes need a server; the recognizer needs speech (`recognizerBlockCuts`);
+    /// a stream-source needs a program pushing audio from another thread (StreamSourceTests).
+    static let excluded: Set<String> = ["pulse-source", "pulse-sink", "recognizer", "stream-source"]
 
     /// Block sizes: the reference cut, then odd sizes with empty blocks among them.
     static let cuts: [[Int]] = [[1024], [1, 7, 0, 333, 1000, 0, 5, 64]]

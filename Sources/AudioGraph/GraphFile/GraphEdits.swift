@@ -51,6 +51,24 @@ public enum GraphEdits {
                     several: "--source: the graph has several inputs (\(ids)); use --source NODE=FILE")
     }
 
+    /// Replaces the graph's input (as `--source` does) with a `stream-source` of `rate` and
+    /// `channels`, for audio that a program pushes in (a server connection). Returns the id
+    /// of the node to push into.
+    @discardableResult
+    public static func stream(rate: Int, channels: Int, in graph: inout GraphDescription,
+                              registry: NodeRegistry) throws(GraphError) -> String {
+        let candidates = graph.nodes.indices.filter { registry[graph.nodes[$0].type]?.isReplaceableInput == true }
+        let live = candidates.filter { registry[graph.nodes[$0].type]?.isLive == true }
+        let ids = candidates.map { graph.nodes[$0].id }.joined(separator: ", ")
+        let pick = live.count == 1 ? live : candidates
+        try replace("stream", "", node: nil, in: &graph, with: "stream-source", kind: "an input",
+                    fits: { registry[$0.type]?.role == .source }, candidates: pick,
+                    none: "the graph has no input node to stream audio into",
+                    several: "the graph has several inputs (\(ids)) to stream audio into",
+                    params: ["rate": .number(Double(rate)), "channels": .number(Double(channels))])
+        return graph.nodes[pick[0]].id
+    }
+
     /// Replaces a playback node (`pulse-sink`) with a `wav-sink` writing `path`, so a graph
     /// that speaks can run offline. `target` names the node; when nil the graph must have
     /// exactly one playback node.
@@ -67,7 +85,7 @@ public enum GraphEdits {
     /// `type` whose `path` is `path`, keeping its id (its connections stay).
     private static func replace(_ option: String, _ path: String, node target: String?, in graph: inout GraphDescription,
                                 with type: String, kind: String, fits: (NodeSpec) -> Bool, candidates: [Int],
-                                none: String, several: String) throws(GraphError) {
+                                none: String, several: String, params: [String: ParameterValue]? = nil) throws(GraphError) {
         let index: Int
         if let target {
             guard let i = graph.index(of: target) else {
@@ -84,7 +102,7 @@ public enum GraphEdits {
             index = candidates[0]
         }
         let old = graph.nodes[index]
-        graph.nodes[index] = NodeSpec(id: old.id, type: type, params: ["path": .string(path)], location: old.location)
+        graph.nodes[index] = NodeSpec(id: old.id, type: type, params: params ?? ["path": .string(path)], location: old.location)
         // A file has none of the device's control ports (a pulse-sink's `playing`): its links go.
         graph.controls?.removeAll { $0.from.node == old.id || $0.to.node == old.id }
     }

@@ -125,7 +125,12 @@ public final class AudioEngine: @unchecked Sendable {
                                       renderReady: renderReady)
         plan!.readiness = renderReady
         plan!.awaitReady = { [unowned self] since, mark in
-            if self.cancelRequested.load(ordering: .relaxed) || monotonicSeconds() - since >= RenderPlan.readyPatience { return false }
+            if self.cancelRequested.load(ordering: .relaxed) { return false }
+            if let since {
+                if monotonicSeconds() - since >= RenderPlan.readyPatience { return false }
+            } else if self.stopRequested.load(ordering: .relaxed) {
+                return false  // the render loop ends the sources: what was pushed drains
+            }
             self.renderReady.wait(unchangedFrom: mark, timeout: 0.05)
             return true
         }

@@ -21,8 +21,10 @@ package final class RenderPlan {
     /// The one place a file run waits: called when a node returned ``FlowStatus/notReady``
     /// with the readiness count noted before it was asked; returns when it may be ready
     /// (signalled, or a short timeout), false to stop waiting (cancel, or waiting since
-    /// `waitedSince` for longer than ``readyPatience``). Set by the engine.
-    package var awaitReady: (_ waitedSince: Double, _ mark: Int) -> Bool = { _, _ in false }
+    /// `waitedSince` for longer than ``readyPatience``). `waitedSince` nil: a node waiting for
+    /// the program (``AudioNode/waitsForProgram``), without a limit, until stop or cancel.
+    /// Set by the engine.
+    package var awaitReady: (_ waitedSince: Double?, _ mark: Int) -> Bool = { _, _ in false }
     /// What `awaitReady` waits on (the engine's); the count is noted before each call.
     package var readiness = Readiness()
     /// How long a file run waits for a node that is not ready before it fails (a decoder or
@@ -150,14 +152,16 @@ package final class RenderPlan {
                 // until it is ready. Live input: only the clock source, on its device's data,
                 // for at most `liveWait` (so stop and cancel are seen between blocks); any
                 // other node not ready produces nothing this block.
+                // A node fed by the program (a server's stream) waits as long as it takes.
                 let since = monotonicSeconds()
+                let patient = step.node.waitsForProgram
                 func mayWait() -> Bool { !isLive || step === clock && monotonicSeconds() - since < Self.liveWait }
-                while status == .notReady && mayWait() && awaitReady(since, mark) {
+                while status == .notReady && mayWait() && awaitReady(patient ? nil : since, mark) {
                     mark = readiness.mark()
                     status = step.node.process(&step.io)
                 }
                 if status == .notReady {
-                    if !isLive && monotonicSeconds() - since >= Self.readyPatience {
+                    if !isLive && !patient && monotonicSeconds() - since >= Self.readyPatience {
                         stalled = step
                         return false
                     }

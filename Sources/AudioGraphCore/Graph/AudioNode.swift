@@ -90,6 +90,11 @@ public protocol AudioNode: AnyObject {
     /// Total frames a source will produce, when known (for progress displays).
     var durationFrames: Int64? { get }
 
+    /// Whether the node, when not ready, waits for the program running the graph (a
+    /// `stream-source` fed by a server connection): the render plan then waits without the
+    /// time limit it puts on a stalled decoder or file reader.
+    var waitsForProgram: Bool { get }
+
     /// Whether ``observe(_:at:)`` should see the run's events (a speech-synth answering finals).
     var observesEvents: Bool { get }
 
@@ -126,6 +131,7 @@ extension AudioNode {
     public func setPaused(_ paused: Bool) {}
     public func abandon() {}
     public var durationFrames: Int64? { nil }
+    public var waitsForProgram: Bool { false }
     public var observesEvents: Bool { false }
     public func observe(_ event: EngineEvent, at stamp: Double) {}
 }

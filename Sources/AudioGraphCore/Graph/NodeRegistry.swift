@@ -38,7 +38,7 @@ public struct NodeRegistry: Sendable {
 
     /// The C-free node types that live in this module.
     public static let core = NodeRegistry([
-        FileSource.descriptor, TestSignalSource.descriptor, Gain.descriptor, Mixer.descriptor,
+        FileSource.descriptor, StreamSource.descriptor, TestSignalSource.descriptor, Gain.descriptor, Mixer.descriptor,
         LevelMeter.descriptor, WAVSink.descriptor, NullSink.descriptor,
     ])
 }
