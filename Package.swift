@@ -11,6 +11,7 @@ let package = Package(
     name: "audiograph",
     products: [
         .library(name: "AudioGraph", targets: ["AudioGraph"]),
+        .library(name: "AudioGraphServer", targets: ["AudioGraphServer"]),
         .executable(name: "audiograph", targets: ["audiograph"]),
         .executable(name: "audiograph-bench", targets: ["audiograph-bench"]),
         .executable(name: "audiograph-example", targets: ["audiograph-example"]),
@@ -31,6 +32,8 @@ let package = Package(
         /// What the decoder needs beyond PocketSphinx's API (log capture, a cepstral-mean
         /// meter, a cut vocabulary), in C; compiled against CPocketSphinx's pkg-config flags.
         .target(name: "CPocketSphinxSupport", dependencies: ["CPocketSphinx"]),
+        /// civetweb: HTTP, WebSocket framing and TLS for `audiograph serve` (no pkg-config file in Debian).
+        .systemLibrary(name: "CCivetweb", providers: [.apt(["libcivetweb-dev"])]),
         /// SIMD inner loops with run-time CPU dispatch (AVX2+FMA or SSE). No unsafe flags in
         /// any target: SwiftPM refuses them in a package other packages depend on by version.
         .target(name: "CDSPKernels"),
@@ -48,11 +51,14 @@ let package = Package(
             name: "AudioGraph",
             dependencies: ["AudioGraphCore", "AudioGraphDSP", "AudioGraphPulse", "AudioGraphSpeech"]),
 
+        /// `audiograph serve`: Wyoming and WebSocket speech server over the engine.
+        .target(name: "AudioGraphServer", dependencies: ["AudioGraph", "AudioGraphCore", "AudioGraphSpeech", "CCivetweb"]),
+
         /// Test support: in-memory sources, offline rendering, signals (tests only).
         .target(name: "AudioGraphTestSupport", dependencies: ["AudioGraphCore"]),
 
         // MARK: Executables
-        .executableTarget(name: "audiograph", dependencies: ["AudioGraph", "AudioGraphPulse"]),
+        .executableTarget(name: "audiograph", dependencies: ["AudioGraph", "AudioGraphPulse", "AudioGraphServer"]),
         .executableTarget(name: "audiograph-example", dependencies: ["AudioGraph"]),
         .executableTarget(name: "audiograph-assistant", dependencies: ["AudioGraph"]),
         .executableTarget(name: "audiograph-bench", dependencies: ["AudioGraph", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphTestSupport", "CAllocCounter"]),

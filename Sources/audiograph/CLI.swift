@@ -22,7 +22,7 @@ enum CLI {
 
     static let commands: [Entry] = [Entry(RunCommand.self), Entry(ValidateCommand.self), Entry(NodesCommand.self),
                                     Entry(DotCommand.self), Entry(DevicesCommand.self), Entry(BatchCommand.self),
-                                    Entry(TuneCommand.self)]
+                                    Entry(TuneCommand.self), Entry(ServeCommand.self)]
 
     static let overview = """
         audiograph — a streaming dataflow audio engine

@@ -1,0 +1,71 @@
+import Foundation
+import Synchronization
+
+/// A connection's bytes over file descriptors (a TCP or unix socket, or stdin/stdout for
+/// `stdio://`): blocking reads with an idle timeout, whole writes under a lock (replies from
+/// the connection's thread and events from a session's delivery thread interleave by event).
+/// A socket's writes time out (SO_SNDTIMEO): a client that stops reading fails its own
+/// connection and stalls nobody else.
+final class ByteChannel: @unchecked Sendable {
+    let input: Int32
+    let output: Int32
+    /// Who is at the other end, for the log.
+    let peer: String
+    private let writeLock = Mutex<Bool>(false)  // true once a write failed
+    private let closesOutput: Bool
+
+    init(input: Int32, output: Int32, peer: String, isSocket: Bool, sendTimeout: Double) {
+        self.input = input
+        self.output = output
+        self.peer = peer
+        closesOutput = isSocket
+        if isSocket {
+            var tv = timeval(tv_sec: Int(sendTimeout), tv_usec: Int((sendTimeout - sendTimeout.rounded(.down)) * 1e6))
+            setsockopt(output, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            var one: Int32 = 1
+            setsockopt(output, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+    }
+
+    /// Reads what is there (up to `into.count`), waiting at most `timeout` seconds for it:
+    /// bytes read, 0 at the end of the stream (or an error), nil after the timeout.
+    func read(into buffer: inout [UInt8], timeout: Double) -> Int? {
+        var p = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+        let r = poll(&p, 1, Int32(min(timeout, 86_400) * 1000))
+        if r == 0 { return nil }
+        if r < 0 { return errno == EINTR ? nil : 0 }
+        let n = buffer.withUnsafeMutableBytes { Foundation.read(input, $0.baseAddress, $0.count) }
+        return max(0, n)
+    }
+
+    /// Writes all of `data`; false if the connection failed (or failed before).
+    @discardableResult
+    func write(_ data: Data) -> Bool {
+        writeLock.withLock { failed in
+            if failed { return false }
+            var done = 0
+            let ok = data.withUnsafeBytes { raw -> Bool in
+                while done < raw.count {
+                    let n = Foundation.write(output, raw.baseAddress! + done, raw.count - done)
+                    if n < 0 && errno == EINTR { continue }
+                    if n <= 0 { return false }
+                    done += n
+                }
+                return true
+            }
+            if !ok { failed = true }
+            return ok
+        }
+    }
+
+    /// Whether a write has failed (the client stopped reading or went away).
+    var failed: Bool { writeLock.withLock { $0 } }
+
+    /// Closes the descriptors (sockets only; stdio stays).
+    func close() {
+        guard closesOutput else { return }
+        shutdown(output, Int32(SHUT_RDWR))
+        Foundation.close(output)
+        if input != output { Foundation.close(input) }
+    }
+}

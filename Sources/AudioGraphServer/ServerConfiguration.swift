@@ -1,0 +1,36 @@
+import Foundation
+
+/// What `audiograph serve` listens on and what it allows (its flags; CONTRACT.md).
+public struct ServerConfiguration: Sendable {
+    /// Where Wyoming is spoken: `tcp://HOST:PORT`, `unix://PATH`, `stdio://`, or nil for none.
+    public var wyoming: String? = "tcp://127.0.0.1:10300"
+    /// HTTP and WebSocket `HOST:PORT`, or nil for none. Port 0 picks a free one (reported).
+    public var http: String? = "127.0.0.1:2700"
+    /// Folder of the graph files sessions are built from (`transcribe.json`, `dictation.json`,
+    /// `command.json`, `wakeword.json`, ...): a client names one (`graph`, Wyoming's model name).
+    public var graphs: String = "Graphs"
+    /// App keys (`--keys FILE`); nil: the WebSocket protocols take anyone.
+    public var keys: AppKeys?
+    /// Sessions in flight at once, over all protocols; beyond it a new one is refused "busy".
+    public var maxSessions = 16
+    /// Longest session, in seconds of audio.
+    public var maxSessionSeconds = 300.0
+    /// A connection that sends nothing for this long is closed (seconds).
+    public var idleSeconds = 30.0
+    /// Largest message a client may send (a WebSocket message; a Wyoming header line, data
+    /// block or payload), in bytes.
+    public var maxMessageBytes = 1 << 20
+    /// A client whose replies wait unread past this many bytes is dropped (it stopped reading).
+    public var maxPendingOutputBytes = 8 << 20
+
+    /// The defaults of CONTRACT.md.
+    public init() {}
+}
+
+/// A configuration or start-up mistake of the server (a bad address, a port in use, a keys file).
+public struct ServerError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong, naming the flag or file.
+    public let description: String
+    /// Makes one.
+    public init(_ description: String) { self.description = description }
+}

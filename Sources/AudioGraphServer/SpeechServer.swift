@@ -1,0 +1,102 @@
+import AudioGraph
+import Foundation
+import Synchronization
+
+/// `audiograph serve`: the speech server SpeechKit-style apps, Home Assistant and web pages
+/// talk to. Sessions are per connection (instances behind a load balancer are
+/// interchangeable); each is a graph of the catalogue (``ServerGraphs``) fed by the client.
+///
+///     Wyoming (tcp/unix/stdio) ──► WyomingListener ──► WyomingConnection ─┐
+///     HTTP :2700 (civetweb)    ──► HTTPServer ──► VoskSocket / AppSocket ─┼─► StreamingRecognition
+///                                    └─ /healthz, /metrics, / (page)      │   (one engine each)
+///                                                                         └─► Vocalizer (flite)
+///
+/// Every connection has a thread of its own (civetweb's workers, or one per Wyoming
+/// connection); every session an engine with its own render and delivery threads: a session
+/// that stalls or a client that stops reading holds up nobody else.
+public final class SpeechServer: @unchecked Sendable {
+    let configuration: ServerConfiguration
+    let catalog: ServerGraphs
+    let limiter: SessionLimiter
+    /// The counters `/metrics` shows.
+    public let metrics = ServerMetrics()
+    private let readyFlag = Atomic<Bool>(false)
+    private let log: @Sendable (String) -> Void
+    private var wyoming: WyomingListener?
+    private var http: HTTPServer?
+
+    /// Loads the graph catalogue; nothing listens until ``start()``. Throws ``ServerError``.
+    public init(_ configuration: ServerConfiguration, log: @escaping @Sendable (String) -> Void) throws {
+        self.configuration = configuration
+        catalog = try ServerGraphs(folder: configuration.graphs)
+        limiter = SessionLimiter(limit: configuration.maxSessions)
+        self.log = log
+        for s in catalog.skipped { log("serve: graph left out: \(s)") }
+    }
+
+    /// Starts listening, then loads the models (one session of each graph run on silence, so
+    /// the first client does not wait for a model) and reports ready (`/healthz` 200).
+    public func start() throws {
+        if let address = configuration.http {
+            http = try HTTPServer(address: address, server: self)
+            log("serve: http and websocket on \(http!.boundAddress)")
+        }
+        if let uri = configuration.wyoming {
+            wyoming = try WyomingListener(uri: uri, server: self)
+            log("serve: wyoming on \(wyoming!.boundDescription)")
+        }
+        RecognitionSession.keepsLoadedModels = true
+        for name in catalog.names { warmUp(name) }
+        readyFlag.store(true, ordering: .releasing)
+        log("serve: ready (graphs: \(catalog.names.joined(separator: ", ")); at most \(configuration.maxSessions) sessions)")
+    }
+
+    /// Where HTTP listens (`HOST:PORT`, the port chosen when 0 was asked for).
+    public var httpAddress: String? { http?.boundAddress }
+    /// Where Wyoming listens.
+    public var wyomingAddress: String? { wyoming?.boundDescription }
+
+    /// Whether the models are loaded and new sessions are taken.
+    public var isReady: Bool { readyFlag.load(ordering: .acquiring) && !limiter.isDraining }
+
+    /// SIGTERM: refuse new sessions, let those in flight finish (at most `timeout` s), stop.
+    public func drain(timeout: Double) {
+        limiter.drain()
+        log("serve: draining \(limiter.active) session(s)")
+        let deadline = Date().addingTimeInterval(timeout)
+        while limiter.active > 0 && Date() < deadline { usleep(50_000) }
+        stop()
+    }
+
+    /// Stops listening and closes connections.
+    public func stop() {
+        wyoming?.stop()
+        http?.stop()
+    }
+
+    /// Blocks the calling thread for good (the CLI's main thread once started).
+    public func wait() { wyoming?.waitForStdioEnd() ?? { while true { sleep(3600) } }() }
+
+    func write(log line: String) { log(line) }
+
+    /// Runs a session of graph `name` on a second of silence so its model is loaded and kept.
+    private func warmUp(_ name: String) {
+        let started = Date()
+        do {
+            let s = try StreamingRecognition(catalog: catalog, options: .init(graph: name), rate: 16000, channels: 1, width: 2) { _ in }
+            let silence = [UInt8](repeating: 0, count: 32000)
+            silence.withUnsafeBytes { _ = s.push($0) }
+            s.finishAudio()
+            _ = s.waitUntilEnded()
+            log(String(format: "serve: graph %@ loaded in %.2f s", name, Date().timeIntervalSince(started)))
+        } catch {
+            log("serve: graph \(name) does not load: \(error)")
+        }
+    }
+
+    /// One log line at a session's end: who, what, how long, why.
+    func logSession(_ wire: ServerMetrics.Wire, peer: String, app: String?, graph: String, audio: Double, wall: Double, reason: String) {
+        log(String(format: "session %@ peer=%@ app=%@ graph=%@ audio=%.2fs wall=%.2fs end=%@",
+                   wire.rawValue, peer, app ?? "-", graph, audio, wall, reason))
+    }
+}

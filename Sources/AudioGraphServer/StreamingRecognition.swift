@@ -1,0 +1,108 @@
+import AudioGraph
+import AudioGraphCore
+import Foundation
+
+/// One recognition stream of the server: a graph of the catalogue with a `stream-source` in
+/// place of its input, fed with the client's PCM as it arrives; its events go to `onEvent`
+/// on the engine's delivery thread. Every protocol (Wyoming, vosk, audiograph) runs its
+/// sessions through this.
+final class StreamingRecognition: @unchecked Sendable {
+    /// What a client may set on a session.
+    struct Options {
+        var graph = "transcribe"
+        /// JSGF grammar text (replaces the graph's search).
+        var grammar: String?
+        /// Words and phrases to add to the recognizer's language model.
+        var vocabulary: [String] = []
+        /// Seconds between partial results (0: none).
+        var partials: Double?
+        /// N-best alternatives per final.
+        var alternatives: Int?
+        /// End of speech: `long`, `short` (a command), or `none` (only the client ends).
+        var endOfSpeech: String?
+        /// The recognizer's key phrase (a wake word).
+        var keyphrase: String?
+    }
+
+    let session: RecognitionSession
+    let source: StreamSource
+    let rate: Int
+    let channels: Int
+    let width: Int
+    private var grammarFile: URL?
+    private(set) var framesPushed = 0
+    let began = Date()
+
+    /// Builds and starts the session. Throws ``ServerError`` for an unknown graph, or the
+    /// engine's error (a grammar that does not compile, a model that does not load).
+    init(catalog: ServerGraphs, options: Options, rate: Int, channels: Int, width: Int,
+         onEvent: @escaping @Sendable (EngineEvent) -> Void) throws {
+        guard let entry = catalog.entries[options.graph] else {
+            throw ServerError("unknown graph \"\(options.graph)\"; this server has \(catalog.names.joined(separator: ", "))")
+        }
+        guard (8000...192_000).contains(rate), (1...8).contains(channels), width == 2 || width == 4 else {
+            throw ServerError("audio format out of range: rate \(rate) (8000-192000), width \(width) (2 or 4 bytes), channels \(channels) (1-8)")
+        }
+        self.rate = rate
+        self.channels = channels
+        self.width = width
+        var g = entry.graph
+        let input = try GraphEdits.stream(rate: rate, channels: channels, in: &g, registry: .builtin)
+        let asr = g.nodes.first { $0.type == "recognizer" }!.id
+        func set(_ node: String, _ param: String, _ value: ParameterValue) {
+            if let i = g.index(of: node) { g.nodes[i].params[param] = value }
+        }
+        if let grammar = options.grammar {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("audiograph-grammar-\(UUID().uuidString).gram")
+            try Data(grammar.utf8).write(to: url)
+            grammarFile = url
+            set(asr, "grammar", .string(url.path))
+            g.nodes[g.index(of: asr)!].params["keyphrase"] = nil
+        }
+        if let k = options.keyphrase { set(asr, "keyphrase", .string(k)) }
+        if let p = options.partials { set(asr, "partials", .number(p)) }
+        if let a = options.alternatives { set(asr, "alternatives", .number(Double(a))) }
+        if let mode = options.endOfSpeech, let eos = g.nodes.first(where: { $0.type == "end-of-speech" }) {
+            if mode == "none" {
+                set(eos.id, "mode", "long")
+                set(eos.id, "no-speech-timeout", 0)
+            } else {
+                set(eos.id, "mode", .string(mode))
+            }
+        }
+        do {
+            session = try RecognitionSession(graph: g)
+        } catch {
+            if let url = grammarFile { try? FileManager.default.removeItem(at: url) }
+            throw error
+        }
+        source = session.engine.node(input) as! StreamSource
+        if !options.vocabulary.isEmpty { try session.addVocabulary(options.vocabulary.map { VocabularyEntry($0) }) }
+        session.onEvent(onEvent)
+        try session.start()
+    }
+
+    deinit {
+        if let url = grammarFile { try? FileManager.default.removeItem(at: url) }
+    }
+
+    /// Seconds of audio pushed so far.
+    var audioSeconds: Double { Double(framesPushed) / Double(rate) }
+
+    /// Pushes interleaved little-endian PCM (waits while the graph is a buffer behind).
+    /// False once the session has ended (its graph ended by itself: end of speech, an error).
+    @discardableResult
+    func push(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        framesPushed += bytes.count / (width * channels)
+        return source.append(pcm: bytes, width: width)
+    }
+
+    /// The end of the client's audio: the utterance in flight is finished and delivered.
+    func finishAudio() { source.endAudio() }
+
+    /// Discards what is pending and ends at once.
+    func cancel() { try? session.cancel() }
+
+    /// Blocks until the session has ended; its reason.
+    func waitUntilEnded() -> EndReason { session.engine.waitUntilEnded() }
+}

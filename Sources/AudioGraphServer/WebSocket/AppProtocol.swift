@@ -1,0 +1,148 @@
+import AudioGraph
+import AudioGraphCore
+import AudioGraphSpeech
+import Foundation
+import Synchronization
+
+/// audiograph's own WebSocket protocol at `/audiograph` (CONTRACT.md): the session as the
+/// Swift API has it, and speech output like SpeechKit's `SKVocalizer`.
+///
+/// Client → server, text: `{"type": "start", "graph", "rate", "channels", "format":
+/// "s16le"|"s32le", "grammar", "vocabulary", "end-of-speech", "partials", "alternatives"}`,
+/// `{"type": "stop"}` (finish and deliver), `{"type": "cancel"}` (discard),
+/// `{"type": "speak", "text", "voice", "rate"}`, `{"type": "cancel-speech"}`; binary: PCM
+/// in the started format. Server → client, text: `{"type": "started", "session", "graph"}`,
+/// then the `--json` events (speech-start/end, partial, final, warning, error, end),
+/// `speak-start` {id, text, rate} / binary s16le mono PCM / `speak-end` {id, cancelled};
+/// faults as `{"type": "error", "code", "message"}` (the connection stays open).
+final class AppProtocol: SocketProtocol, @unchecked Sendable {
+    private unowned let socket: WebSocketConnection
+    private var session: StreamingRecognition?
+    private var graph = ""
+    private var sessions = 0
+    private var speeches = 0
+    private let speechCancelled = Mutex(false)
+    private let ended = Mutex(true)
+
+    init(socket: WebSocketConnection) { self.socket = socket }
+
+    private func fault(_ code: String, _ message: String) -> Bool {
+        socket.send(text: JSON.text(["type": "error", "code": code, "message": message]))
+        return true
+    }
+
+    func text(_ message: String) -> Bool {
+        guard let m = JSON.object(message) else { return fault("bad-json", "not a JSON object") }
+        guard let type = m["type"] as? String else { return fault("bad-message", "a message needs a \"type\" (start, stop, cancel, speak, cancel-speech)") }
+        switch type {
+        case "start": return start(m)
+        case "stop", "cancel":
+            guard let s = session else { return fault("state", "\(type): no session in flight (send start first)") }
+            session = nil
+            socket.endSession(s, graph: graph, cancel: type == "cancel")
+            return true
+        case "speak": return speak(m)
+        case "cancel-speech":
+            speechCancelled.withLock { $0 = true }
+            return true
+        default:
+            return fault("bad-message", "unknown type \"\(type)\" (start, stop, cancel, speak, cancel-speech)")
+        }
+    }
+
+    private func start(_ m: [String: Any]) -> Bool {
+        guard session == nil else { return fault("state", "start: a session is in flight (stop or cancel it first)") }
+        var options = StreamingRecognition.Options(graph: m["graph"] as? String ?? "dictation")
+        let rate = (m["rate"] as? NSNumber)?.intValue ?? 16000
+        let channels = (m["channels"] as? NSNumber)?.intValue ?? 1
+        let format = m["format"] as? String ?? "s16le"
+        guard let width = ["s16le": 2, "s32le": 4][format] else { return fault("bad-request", "start: format \"\(format)\" (s16le or s32le)") }
+        if let g = m["grammar"] { guard let g = g as? String else { return fault("bad-request", "start: grammar must be JSGF text") }; options.grammar = g }
+        if let v = m["vocabulary"] {
+            guard let v = v as? [Any], v.allSatisfy({ $0 is String }) else { return fault("bad-request", "start: vocabulary must be a list of words and phrases") }
+            options.vocabulary = v.map { $0 as! String }
+        }
+        if let e = m["end-of-speech"] {
+            guard let e = e as? String, ["long", "short", "none"].contains(e) else { return fault("bad-request", "start: end-of-speech is long, short or none") }
+            options.endOfSpeech = e
+        }
+        if let p = m["partials"] { guard let p = (p as? NSNumber)?.doubleValue, (0...10).contains(p) else { return fault("bad-request", "start: partials is seconds from 0 to 10") }; options.partials = p }
+        if let a = m["alternatives"] { guard let a = (a as? NSNumber)?.intValue, (0...10).contains(a) else { return fault("bad-request", "start: alternatives is 0 to 10") }; options.alternatives = a }
+        let socket = self.socket
+        switch socket.beginSession(options, rate: rate, channels: channels, width: width, onEvent: { e in
+            switch e {
+            case .state, .probability, .level, .device: return  // engine detail, not session news
+            default: socket.send(text: e.jsonLine)
+            }
+        }) {
+        case .success(let s):
+            sessions += 1
+            session = s
+            graph = options.graph
+            socket.send(text: JSON.text(["type": "started", "session": sessions, "graph": graph]))
+            return true
+        case .failure(let f):
+            return fault(f.code, f.message)
+        }
+    }
+
+    func binary(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let s = session else { return fault("state", "audio without a session: send start first") }
+        if s.audioSeconds > socket.server.configuration.maxSessionSeconds {
+            session = nil
+            _ = fault("too-long", "session longer than \(Int(socket.server.configuration.maxSessionSeconds)) s of audio: stopped")
+            socket.endSession(s, graph: graph, cancel: false)
+            return true
+        }
+        if !s.push(bytes) {
+            // The graph ended by itself (end of speech, no speech): its end event has gone out.
+            session = nil
+            socket.endSession(s, graph: graph, cancel: false)
+        }
+        return true
+    }
+
+    private func speak(_ m: [String: Any]) -> Bool {
+        guard let text = m["text"] as? String else { return fault("bad-request", "speak: needs \"text\"") }
+        let voice = m["voice"] as? String ?? "rms"
+        let rate = (m["rate"] as? NSNumber)?.doubleValue ?? 1
+        if let refusal = socket.server.limiter.admit(app: socket.app, appLimit: socket.appLimit) {
+            socket.server.metrics.refused(socket.wire, refusal.rawValue)
+            return fault(refusal == .draining ? "draining" : "busy", "speak: server \(refusal.rawValue)")
+        }
+        defer { socket.server.limiter.release(app: socket.app) }
+        speeches += 1
+        let id = speeches
+        guard let (samples, sampleRate) = Vocalizer.speak(text, voice: voice, rate: rate) else {
+            return fault("voice", "speak: no voice \"\(voice)\" (voices: \(Vocalizer.voices.joined(separator: ", ")))")
+        }
+        speechCancelled.withLock { $0 = false }
+        socket.send(text: JSON.text(["type": "speak-start", "id": id, "text": text, "rate": sampleRate, "channels": 1, "format": "s16le"]))
+        var at = 0
+        var cancelled = false
+        // In 0.1 s frames; a `cancel-speech` sent meanwhile is read by the next message only,
+        // so speech goes out whole unless the connection carries the cancel first.
+        while at < samples.count {
+            if speechCancelled.withLock({ $0 }) { cancelled = true; break }
+            let n = min(sampleRate / 10, samples.count - at)
+            var pcm = Data(count: 2 * n)
+            pcm.withUnsafeMutableBytes { raw in
+                for i in 0..<n {
+                    raw.storeBytes(of: Int16(max(-32768, min(32767, (samples[at + i] * 32768).rounded()))).littleEndian,
+                                   toByteOffset: 2 * i, as: Int16.self)
+                }
+            }
+            guard socket.send(binary: pcm) else { return false }
+            at += n
+        }
+        socket.send(text: JSON.text(["type": "speak-end", "id": id, "cancelled": cancelled]))
+        return true
+    }
+
+    func closed() {
+        if let s = session {
+            session = nil
+            socket.endSession(s, graph: graph, cancel: true)
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import CCivetweb
+import Foundation
+import Synchronization
+
+/// The HTTP side of `audiograph serve`, on civetweb (Debian's libcivetweb-dev: HTTP, WebSocket
+/// framing, TLS): `GET /healthz`, `GET /metrics`, `GET /` (the page), and two WebSocket
+/// protocols, vosk-server's at `/` and audiograph's own at `/audiograph`.
+///
+/// civetweb gives every connection a worker thread of its own for its life; a WebSocket's
+/// messages arrive on it in order (``WebSocketConnection``), so a session's pushes, which
+/// wait while its graph is a buffer behind, slow that client alone.
+final class HTTPServer: @unchecked Sendable {
+    let server: SpeechServer
+    private var context: OpaquePointer?
+    /// `HOST:PORT` as bound.
+    private(set) var boundAddress = ""
+
+    init(address: String, server: SpeechServer) throws {
+        self.server = server
+        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]), (0...65535).contains(port) else {
+            throw ServerError("--http \(address): expected HOST:PORT")
+        }
+        let host = String(address[..<colon])
+        mg_init_library(0)
+        // A worker per connection: every session, plus room for health checks and refusals.
+        let threads = server.configuration.maxSessions + 16
+        let options = [
+            "listening_ports", "\(host.isEmpty ? "127.0.0.1" : host):\(port)",
+            "num_threads", "\(threads)",
+            "request_timeout_ms", "10000",
+            "websocket_timeout_ms", "\(Int(server.configuration.idleSeconds * 1000))",
+            "enable_websocket_ping_pong", "no",
+        ]
+        var cStrings = options.map { strdup($0) }
+        cStrings.append(nil)
+        defer { for p in cStrings { free(p) } }
+        var callbacks = mg_callbacks()
+        callbacks.log_message = { _, message in
+            // civetweb's own complaints (a bad request line, a port in use) go to our log.
+            if let message { FileHandle.standardError.write(Data("serve: http: \(String(cString: message))\n".utf8)) }
+            return 1
+        }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        context = cStrings.withUnsafeMutableBufferPointer { p in
+            p.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: p.count) { mg_start(&callbacks, me, $0) }
+        }
+        guard let context else { throw ServerError("--http \(address): cannot listen (port in use, or not an address of this machine)") }
+        var ports = [mg_server_port](repeating: mg_server_port(), count: 4)
+        let n = mg_get_server_ports(context, 4, &ports)
+        boundAddress = "\(host.isEmpty ? "127.0.0.1" : host):\(n > 0 ? Int(ports[0].port) : port)"
+
+        mg_set_request_handler(context, "/healthz$", { conn, data in
+            let me = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
+            let ready = me.server.isReady
+            return me.reply(conn, status: ready ? 200 : 503, type: "text/plain", body: ready ? "ready\n" : (me.server.limiter.isDraining ? "draining\n" : "loading\n"))
+        }, me)
+        mg_set_request_handler(context, "/metrics$", { conn, data in
+            let me = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
+            let text = me.server.metrics.exposition(ready: me.server.isReady, draining: me.server.limiter.isDraining)
+            return me.reply(conn, status: 200, type: "text/plain; version=0.0.4", body: text)
+        }, me)
+        mg_set_request_handler(context, "/$", { conn, data in
+            let me = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
+            return me.reply(conn, status: 200, type: "text/html; charset=utf-8", body: WebPage.html)
+        }, me)
+        for (path, kind) in [("/audiograph$", WebSocketConnection.Kind.audiograph), ("/$", .vosk)] {
+            let box = Unmanaged.passRetained(SocketRoute(server: server, kind: kind)).toOpaque()
+            mg_set_websocket_handler(context, path, { _, _ in 0 }, { conn, data in
+                let route = Unmanaged<SocketRoute>.fromOpaque(data!).takeUnretainedValue()
+                let c = WebSocketConnection(connection: conn!, route: route)
+                mg_set_user_connection_data(conn, Unmanaged.passRetained(c).toOpaque())
+                c.opened()
+            }, { conn, flags, bytes, length, _ in
+                guard let p = mg_get_user_connection_data(conn) else { return 0 }
+                let c = Unmanaged<WebSocketConnection>.fromOpaque(p).takeUnretainedValue()
+                return c.received(flags: flags, bytes: UnsafeRawBufferPointer(start: bytes, count: length)) ? 1 : 0
+            }, { conn, _ in
+                guard let p = mg_get_user_connection_data(conn) else { return }
+                mg_set_user_connection_data(conn, nil)
+                Unmanaged<WebSocketConnection>.fromOpaque(p).takeRetainedValue().closed()
+            }, box)
+        }
+    }
+
+    /// Sends a whole response; civetweb's handler result (the status).
+    private func reply(_ conn: OpaquePointer?, status: Int, type: String, body: String) -> Int32 {
+        let bytes = Array(body.utf8)
+        let reason = status == 200 ? "OK" : "Service Unavailable"
+        let head = "HTTP/1.1 \(status) \(reason)\r\nContent-Type: \(type)\r\nContent-Length: \(bytes.count)\r\nCache-Control: no-store\r\n\r\n"
+        _ = head.withCString { mg_write(conn, $0, strlen($0)) }
+        _ = bytes.withUnsafeBytes { mg_write(conn, $0.baseAddress, $0.count) }
+        return Int32(status)
+    }
+
+    func stop() {
+        if let context { mg_stop(context) }
+        context = nil
+    }
+}
+
+/// What a WebSocket path serves (civetweb's callback data).
+final class SocketRoute: @unchecked Sendable {
+    let server: SpeechServer
+    let kind: WebSocketConnection.Kind
+    init(server: SpeechServer, kind: WebSocketConnection.Kind) {
+        self.server = server
+        self.kind = kind
+    }
+}

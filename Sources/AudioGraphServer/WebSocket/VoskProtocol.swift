@@ -1,0 +1,127 @@
+import AudioGraphCore
+import Foundation
+import Synchronization
+
+/// vosk-server's WebSocket protocol (its `asr_server.py`), so its clients work unchanged:
+/// an optional `{"config": {"sample_rate", "words", "max_alternatives", "phrase_list"}}`,
+/// then binary s16le mono frames, each answered by one JSON message (a final result if one
+/// is ready, else `{"partial": ...}`), `{"reset": 1}` (the final so far, then a fresh start)
+/// and `{"eof": 1}` (the final result, then the server closes).
+final class VoskProtocol: SocketProtocol, @unchecked Sendable {
+    private unowned let socket: WebSocketConnection
+    private var rate = 16000
+    private var words = false
+    private var alternatives = 0
+    private var phrases: [String]?
+    private var session: StreamingRecognition?
+    private let graph = "dictation"
+    private let heard = Mutex(Heard())
+    private struct Heard {
+        var finals: [String] = []
+        var partial = ""
+    }
+
+    init(socket: WebSocketConnection) { self.socket = socket }
+
+    func text(_ message: String) -> Bool {
+        guard let object = JSON.object(message) else {
+            return socket.send(text: JSON.text(["error": "not a JSON object", "code": "bad-json"]))
+        }
+        if let config = object["config"] {
+            guard let c = config as? [String: Any] else { return socket.send(text: JSON.text(["error": "config: expected an object", "code": "bad-config"])) }
+            if let r = (c["sample_rate"] as? NSNumber)?.doubleValue {
+                guard (8000...192_000).contains(r) else { return socket.send(text: JSON.text(["error": "config: sample_rate \(r) out of range (8000-192000)", "code": "bad-config"])) }
+                rate = Int(r)
+            }
+            if let w = c["words"] as? NSNumber { words = w.boolValue }
+            if let a = (c["max_alternatives"] as? NSNumber)?.intValue { alternatives = max(0, min(10, a)) }
+            if let p = c["phrase_list"] as? [Any] { phrases = p.compactMap { $0 as? String }.filter { $0 != "[unk]" && !$0.isEmpty } }
+            return true  // vosk-server does not answer a config
+        }
+        if object["eof"] != nil {
+            flushFinals(last: true)
+            socket.close(code: 1000)
+            return false
+        }
+        if object["reset"] != nil {
+            flushFinals(last: true)
+            return true
+        }
+        return socket.send(text: JSON.text(["error": "unknown message: expected config, eof or reset", "code": "bad-message"]))
+    }
+
+    func binary(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if session == nil {
+            var options = StreamingRecognition.Options(graph: graph)
+            options.partials = 0.25
+            options.alternatives = alternatives > 0 ? alternatives : nil
+            if let phrases, !phrases.isEmpty {
+                let rules = phrases.map { $0.lowercased().filter { $0.isLetter || $0 == " " || $0 == "'" } }.filter { !$0.isEmpty }
+                options.grammar = "#JSGF V1.0;\ngrammar phrases;\npublic <phrase> = " + rules.joined(separator: " | ") + ";\n"
+            }
+            switch socket.beginSession(options, rate: rate, channels: 1, width: 2, onEvent: { [weak self] e in self?.event(e) }) {
+            case .success(let s): session = s
+            case .failure(let f):
+                socket.send(text: JSON.text(["error": f.message, "code": f.code]))
+                socket.close(code: 1013)
+                return false
+            }
+        }
+        if session!.audioSeconds > socket.server.configuration.maxSessionSeconds {
+            socket.send(text: JSON.text(["error": "session longer than \(Int(socket.server.configuration.maxSessionSeconds)) s of audio", "code": "too-long"]))
+            flushFinals(last: true)
+            socket.close(code: 1009)
+            return false
+        }
+        session!.push(bytes)
+        // One answer a message: a final if one is ready, else the partial so far.
+        let reply = heard.withLock { h -> String in
+            h.finals.isEmpty ? JSON.text(["partial": h.partial]) : h.finals.removeFirst()
+        }
+        return socket.send(text: reply)
+    }
+
+    func closed() {
+        if let s = session {
+            session = nil
+            socket.endSession(s, graph: graph, cancel: true)
+        }
+    }
+
+    /// Ends the session in flight (if any) and sends its finals; the last message is the
+    /// final result vosk's `FinalResult` would give (empty text when nothing was said).
+    private func flushFinals(last: Bool) {
+        if let s = session {
+            session = nil
+            socket.endSession(s, graph: graph, cancel: false)
+        }
+        let finals = heard.withLock { h -> [String] in
+            defer { h = Heard() }
+            return h.finals
+        }
+        for f in finals { socket.send(text: f) }
+        if finals.isEmpty { socket.send(text: alternatives > 0 ? JSON.text(["alternatives": [["text": "", "confidence": 0]]]) : JSON.text(["text": ""])) }
+    }
+
+    /// The session's events (delivery thread): partials and finals in vosk's shape.
+    private func event(_ e: EngineEvent) {
+        switch e {
+        case .partial(_, _, let text): heard.withLock { $0.partial = text }
+        case .final(_, let r):
+            var out: [String: Any]
+            if alternatives > 0 {
+                out = ["alternatives": ([(r.text, r.confidence)] + r.alternatives.dropFirst().map { ($0.text, Double($0.score)) })
+                    .prefix(alternatives).map { ["text": $0.0, "confidence": ($0.1 * 1000).rounded() / 1000] }]
+            } else {
+                out = ["text": r.text]
+                if words {
+                    out["result"] = r.words.map { ["word": $0.word, "start": ($0.start * 1000).rounded() / 1000,
+                                                  "end": ($0.end * 1000).rounded() / 1000, "conf": ($0.confidence * 1000).rounded() / 1000] }
+                }
+            }
+            let line = JSON.text(out)
+            heard.withLock { $0.finals.append(line); $0.partial = "" }
+        default: break
+        }
+    }
+}

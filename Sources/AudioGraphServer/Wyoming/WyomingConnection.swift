@@ -1,0 +1,243 @@
+import AudioGraph
+import AudioGraphCore
+import AudioGraphSpeech
+import Foundation
+import Synchronization
+
+/// One Wyoming client, on a thread of its own (the `wyoming` package's per-connection
+/// `AsyncEventHandler`): describe/info, ping, transcription (`transcribe` then audio, with
+/// the streaming `transcript-*` events), wake-word detection (`detect`, or Home Assistant's
+/// older audio-only sequence), speech (`synthesize` and its streaming form). A fault is an
+/// `error` event and the connection goes on; unknown events are ignored.
+final class WyomingConnection: @unchecked Sendable {
+    private let server: SpeechServer
+    private let channel: ByteChannel
+    private var parser: WyomingParser
+
+    /// What the next audio is for.
+    private enum Purpose { case transcribe(model: String, language: String), wake(names: [String]) }
+    private var purpose: Purpose?
+    private var stream: StreamingRecognition?
+    private var streamGraph = ""
+    /// What the session's delivery thread collects.
+    private let heard = Mutex(Heard())
+    private struct Heard {
+        var text = ""
+        var detections = 0
+        var error: EngineError?
+    }
+    /// `synthesize-start` ... `synthesize-stop`: the voice and the text not yet spoken.
+    private var streamingSpeech: (voice: String, pending: String)?
+
+    init(server: SpeechServer, channel: ByteChannel) {
+        self.server = server
+        self.channel = channel
+        parser = WyomingParser(limit: server.configuration.maxMessageBytes)
+    }
+
+    /// Reads and answers events until the client closes, goes idle, or stops reading.
+    func run() {
+        server.metrics.opened(.wyoming)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var why = "closed by the client"
+        loop: while true {
+            guard let n = channel.read(into: &buffer, timeout: server.configuration.idleSeconds) else {
+                why = "idle for \(Int(server.configuration.idleSeconds)) s"
+                send(WyomingEvent("error", ["text": "no event for \(Int(server.configuration.idleSeconds)) s: closing", "code": "idle"]))
+                break
+            }
+            if n == 0 { break }
+            parser.feed(buffer[0..<n])
+            while let item = parser.next() {
+                switch item {
+                case .event(let e): handle(e)
+                case .fault(let f): send(WyomingEvent("error", ["text": f.text, "code": f.code]))
+                }
+                if channel.failed { why = "stopped reading (writes timed out)"; break loop }
+            }
+        }
+        if stream != nil { endStream(cancelled: true) }
+        if why != "closed by the client" { server.write(log: "wyoming \(channel.peer): dropped: \(why)") }
+        channel.close()
+    }
+
+    private func send(_ event: WyomingEvent) { channel.write(event.encoded()) }
+
+    private func fault(_ text: String, _ code: String) { send(WyomingEvent("error", ["text": text, "code": code])) }
+
+    private func handle(_ e: WyomingEvent) {
+        switch e.type {
+        case "describe": send(WyomingInfo.event(server.catalog))
+        case "ping": send(WyomingEvent("pong", e.string("text").map { ["text": $0] } ?? [:]))
+        case "transcribe":
+            let model = e.string("name") ?? WyomingInfo.defaultModel(server.catalog)
+            let language = e.string("language") ?? "en"
+            guard language.lowercased().hasPrefix("en") else { return fault("transcribe: language \"\(language)\" is not offered (en)", "language") }
+            guard server.catalog.entries[model] != nil, server.catalog.entries[model]?.keyphrase == nil else {
+                return fault("transcribe: no model \"\(model)\" (models: \(WyomingInfo.asrModels(server.catalog).joined(separator: ", ")))", "model")
+            }
+            purpose = .transcribe(model: model, language: language)
+        case "detect":
+            purpose = .wake(names: (e.data["names"] as? [Any])?.compactMap { $0 as? String } ?? [])
+        case "audio-start": startStream(e)
+        case "audio-chunk": pushChunk(e)
+        case "audio-stop":
+            guard stream != nil else { return fault("audio-stop without audio-start", "no-audio") }
+            endStream(cancelled: false)
+        case "synthesize":
+            if streamingSpeech != nil { return }  // the streaming form's full text: already spoken by chunks
+            speak(e.string("text") ?? "", voice: Self.voiceName(e))
+        case "synthesize-start": streamingSpeech = (Self.voiceName(e), "")
+        case "synthesize-chunk":
+            guard var s = streamingSpeech else { return fault("synthesize-chunk without synthesize-start", "no-start") }
+            s.pending += e.string("text") ?? ""
+            // Whole sentences are spoken as soon as they are complete.
+            if let cut = s.pending.lastIndex(where: { ".!?\n".contains($0) }) {
+                let ready = String(s.pending[...cut])
+                s.pending = String(s.pending[s.pending.index(after: cut)...])
+                speak(ready, voice: s.voice)
+            }
+            streamingSpeech = s
+        case "synthesize-stop":
+            guard let s = streamingSpeech else { return fault("synthesize-stop without synthesize-start", "no-start") }
+            if !s.pending.trimmingCharacters(in: .whitespaces).isEmpty { speak(s.pending, voice: s.voice) }
+            streamingSpeech = nil
+            send(WyomingEvent("synthesize-stopped"))
+        default: break  // unknown events are ignored; the connection stays open
+        }
+    }
+
+    private static func voiceName(_ e: WyomingEvent) -> String {
+        (e.data["voice"] as? [String: Any])?["name"] as? String ?? "rms"
+    }
+
+    // MARK: Recognition
+
+    private func startStream(_ e: WyomingEvent) {
+        if stream != nil { endStream(cancelled: true) }
+        guard let rate = e.number("rate"), let width = e.number("width"), let channels = e.number("channels") else {
+            return fault("audio-start needs rate, width and channels", "bad-audio")
+        }
+        var options = StreamingRecognition.Options()
+        let purpose = self.purpose ?? .wake(names: [])  // audio alone: Home Assistant's older wake sequence
+        switch purpose {
+        case .transcribe(let model, _):
+            options.graph = model
+        case .wake(let names):
+            guard let wake = WyomingInfo.wakeGraph(server.catalog) else { return fault("this server has no wake-word graph", "model") }
+            options.graph = wake
+            if let name = names.first { options.keyphrase = name.replacingOccurrences(of: "_", with: " ") }
+        }
+        if let refusal = server.limiter.admit(app: nil, appLimit: nil) {
+            server.metrics.refused(.wyoming, refusal.rawValue)
+            return fault("server \(refusal == .draining ? "draining" : "busy"): \(server.limiter.limit) sessions in flight; try another server or later", refusal.rawValue)
+        }
+        heard.withLock { $0 = Heard() }
+        let isWake: Bool = if case .wake = purpose { true } else { false }
+        do {
+            stream = try StreamingRecognition(catalog: server.catalog, options: options, rate: Int(rate), channels: Int(channels),
+                                              width: Int(width)) { [weak self] event in self?.sessionEvent(event, wake: isWake) }
+            streamGraph = options.graph
+            server.metrics.began(.wyoming)
+            if !isWake { send(WyomingEvent("transcript-start", ["language": "en"])) }
+        } catch {
+            server.limiter.release(app: nil)
+            server.metrics.refused(.wyoming, "bad-session")
+            fault("\(error)", error is ServerError ? "bad-audio" : "session")
+        }
+    }
+
+    private func pushChunk(_ e: WyomingEvent) {
+        guard let stream else { return fault("audio-chunk without audio-start", "no-audio") }
+        if let r = e.number("rate"), Int(r) != stream.rate || e.number("width").map({ Int($0) != stream.width }) == true
+            || e.number("channels").map({ Int($0) != stream.channels }) == true {
+            return fault("audio-chunk: format differs from audio-start's (\(stream.rate) Hz, \(stream.width) bytes, \(stream.channels) channels)", "bad-audio")
+        }
+        guard let payload = e.payload else { return }
+        if stream.audioSeconds > server.configuration.maxSessionSeconds {
+            fault("session longer than \(Int(server.configuration.maxSessionSeconds)) s of audio: ended", "too-long")
+            return endStream(cancelled: false)
+        }
+        payload.withUnsafeBytes { _ = stream.push($0) }
+    }
+
+    /// Ends the stream: its audio finishes (or is cancelled), the last results come, then the
+    /// closing events (`transcript` + `transcript-stop`, or `not-detected`).
+    private func endStream(cancelled: Bool) {
+        guard let s = stream else { return }
+        stream = nil
+        if cancelled { s.cancel() } else { s.finishAudio() }
+        let reason = s.waitUntilEnded()
+        let wall = Date().timeIntervalSince(s.began)
+        server.limiter.release(app: nil)
+        server.metrics.ended(.wyoming, audio: s.audioSeconds, wall: wall)
+        let h = heard.withLock { $0 }
+        if reason == .error || h.error != nil { server.metrics.failed(.wyoming) }
+        server.logSession(.wyoming, peer: channel.peer, app: nil, graph: streamGraph, audio: s.audioSeconds, wall: wall, reason: reason.rawValue)
+        guard !cancelled else { return }
+        if let error = h.error { fault(error.description, "session") }
+        switch purpose ?? .wake(names: []) {
+        case .transcribe(_, let language):
+            send(WyomingEvent("transcript", ["text": h.text, "language": language]))
+            send(WyomingEvent("transcript-stop"))
+        case .wake:
+            if h.detections == 0 { send(WyomingEvent("not-detected")) }
+        }
+        purpose = nil
+    }
+
+    /// The session's events, on its delivery thread.
+    private func sessionEvent(_ event: EngineEvent, wake: Bool) {
+        let ms = { (t: Double) in Int((t * 1000).rounded()) }
+        switch event {
+        case .speechStart(_, let t, _): send(WyomingEvent("voice-started", ["timestamp": ms(t)]))
+        case .speechEnd(_, let t, _): send(WyomingEvent("voice-stopped", ["timestamp": ms(t)]))
+        case .final(_, let r):
+            if wake {
+                heard.withLock { $0.detections += 1 }
+                send(WyomingEvent("detection", ["name": r.text, "timestamp": ms(r.start)]))
+            } else if !r.text.isEmpty {
+                // Append-only: each final is text that will not change; joined, they are the transcript.
+                let chunk = heard.withLock { h -> String in
+                    let c = h.text.isEmpty ? r.text : " " + r.text
+                    h.text += c
+                    return c
+                }
+                send(WyomingEvent("transcript-chunk", ["text": chunk]))
+            }
+        case .error(let e): heard.withLock { if $0.error == nil { $0.error = e } }
+        default: break
+        }
+    }
+
+    // MARK: Speech
+
+    /// Speaks `text`: audio-start, audio-chunks of 1024 samples, audio-stop.
+    private func speak(_ text: String, voice: String) {
+        if let refusal = server.limiter.admit(app: nil, appLimit: nil) {
+            server.metrics.refused(.wyoming, refusal.rawValue)
+            return fault("server \(refusal.rawValue): try again later", refusal.rawValue)
+        }
+        defer { server.limiter.release(app: nil) }
+        guard let (samples, rate) = Vocalizer.speak(text, voice: voice) else {
+            return fault("synthesize: no voice \"\(voice)\" (voices: \(Vocalizer.voices.joined(separator: ", ")))"
+                         + (Vocalizer.unavailable.map { "; \($0)" } ?? ""), "voice")
+        }
+        let format: [String: Any] = ["rate": rate, "width": 2, "channels": 1]
+        send(WyomingEvent("audio-start", format.merging(["timestamp": 0]) { a, _ in a }))
+        var at = 0
+        while at < samples.count {
+            let n = min(1024, samples.count - at)
+            var pcm = Data(count: 2 * n)
+            pcm.withUnsafeMutableBytes { raw in
+                for i in 0..<n {
+                    let v = Int16(max(-32768, min(32767, (samples[at + i] * 32768).rounded())))
+                    raw.storeBytes(of: v.littleEndian, toByteOffset: 2 * i, as: Int16.self)
+                }
+            }
+            send(WyomingEvent("audio-chunk", format.merging(["timestamp": at * 1000 / rate]) { a, _ in a }, payload: pcm))
+            at += n
+        }
+        send(WyomingEvent("audio-stop", ["timestamp": samples.count * 1000 / rate]))
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Synchronization
+
+/// Accepts Wyoming connections on `tcp://HOST:PORT` or `unix://PATH` (a thread per
+/// connection), or serves one on `stdio://` (stdin/stdout: a parent process is the client).
+final class WyomingListener: @unchecked Sendable {
+    private let server: SpeechServer
+    private var fd: Int32 = -1
+    private let stopped = Atomic<Bool>(false)
+    private var stdioDone: DispatchSemaphore?
+    private var unixPath: String?
+    /// Where it listens, as a URI (the port chosen when 0 was asked for).
+    private(set) var boundDescription = ""
+
+    init(uri: String, server: SpeechServer) throws {
+        self.server = server
+        if uri == "stdio://" {
+            boundDescription = uri
+            let done = DispatchSemaphore(value: 0)
+            stdioDone = done
+            let channel = ByteChannel(input: 0, output: 1, peer: "stdio", isSocket: false, sendTimeout: 0)
+            Thread.detachNewThread {
+                WyomingConnection(server: server, channel: channel).run()
+                done.signal()
+            }
+            return
+        }
+        if uri.hasPrefix("unix://") {
+            let path = String(uri.dropFirst(7))
+            guard !path.isEmpty, path.utf8.count < 100 else { throw ServerError("--wyoming \(uri): expected unix://PATH (under 100 bytes)") }
+            unlink(path)
+            fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_un()
+            addr.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+                for (i, b) in path.utf8.enumerated() { raw[i] = b }
+            }
+            let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+            guard r == 0 else { throw ServerError("--wyoming \(uri): cannot bind: \(String(cString: strerror(errno)))") }
+            unixPath = path
+            boundDescription = uri
+        } else if uri.hasPrefix("tcp://") {
+            let rest = String(uri.dropFirst(6))
+            guard let colon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: colon)...]) else {
+                throw ServerError("--wyoming \(uri): expected tcp://HOST:PORT")
+            }
+            let host = String(rest[..<colon])
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var one: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = port.bigEndian
+            guard inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host, &addr.sin_addr) == 1 else {
+                throw ServerError("--wyoming \(uri): \"\(host)\" is not an IPv4 address")
+            }
+            let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            guard r == 0 else { throw ServerError("--wyoming \(uri): cannot bind: \(String(cString: strerror(errno)))") }
+            var bound = sockaddr_in()
+            var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+            boundDescription = "tcp://\(host):\(UInt16(bigEndian: bound.sin_port))"
+        } else {
+            throw ServerError("--wyoming \(uri): expected tcp://HOST:PORT, unix://PATH or stdio://")
+        }
+        guard listen(fd, 128) == 0 else { throw ServerError("--wyoming \(uri): cannot listen: \(String(cString: strerror(errno)))") }
+        let listening = fd
+        let isUnix = unixPath != nil
+        Thread.detachNewThread { [self] in
+            while !stopped.load(ordering: .acquiring) {
+                var addr = sockaddr_storage()
+                var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
+                let c = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listening, $0, &len) } }
+                if c < 0 {
+                    if errno == EINTR || errno == ECONNABORTED { continue }
+                    if stopped.load(ordering: .acquiring) { break }
+                    usleep(10_000)  // out of descriptors: let connections close
+                    continue
+                }
+                let peer = isUnix ? "unix" : Self.describe(addr)
+                let channel = ByteChannel(input: c, output: c, peer: peer, isSocket: true, sendTimeout: 10)
+                Thread.detachNewThread { WyomingConnection(server: server, channel: channel).run() }
+            }
+        }
+    }
+
+    private static func describe(_ storage: sockaddr_storage) -> String {
+        var s = storage
+        return withUnsafePointer(to: &s) { p in
+            p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { a in
+                var buf = [CChar](repeating: 0, count: 64)
+                var addr = a.pointee.sin_addr
+                inet_ntop(AF_INET, &addr, &buf, 64)
+                return "\(String(cString: buf)):\(UInt16(bigEndian: a.pointee.sin_port))"
+            }
+        }
+    }
+
+    /// Stops accepting (connections in flight go on).
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)); close(fd); fd = -1 }
+        if let unixPath { unlink(unixPath) }
+    }
+
+    /// For `stdio://`: blocks until the client closes stdin. nil for sockets.
+    func waitForStdioEnd() -> Void? {
+        guard let stdioDone else { return nil }
+        stdioDone.wait()
+        return ()
+    }
+}

@@ -1,0 +1,84 @@
+import AudioGraph
+import AudioGraphServer
+import Foundation
+
+/// `audiograph serve`: the speech server (Wyoming for Home Assistant, WebSocket for web and
+/// mobile clients).
+enum ServeCommand: Command {
+    static let name = "serve"
+    static let abstract = "Serve speech recognition and synthesis over Wyoming and WebSocket."
+    static let help = """
+        USAGE: audiograph serve [options]
+
+        A speech server: clients stream audio and get text back, send text and get speech.
+        Every session is a graph of --graphs (transcribe, dictation, command, wakeword, ...)
+        fed with the client's audio at any rate. Listens on 127.0.0.1 unless told otherwise.
+
+          Wyoming (Home Assistant): describe/info, transcribe + audio (streaming transcript
+            events too), synthesize (and its streaming form), wake-word detection, ping.
+          HTTP: GET /healthz (200 once the models are loaded), GET /metrics (Prometheus), GET /.
+          WebSocket /: vosk-server's protocol (clients of vosk-server work unchanged).
+          WebSocket /audiograph: audiograph's own protocol (CONTRACT.md): sessions with
+            options, the --json events, speech output.
+
+        OPTIONS:
+          --wyoming URI           tcp://HOST:PORT, unix://PATH, stdio:// or none
+                                  (default tcp://127.0.0.1:10300).
+          --http HOST:PORT        HTTP and WebSocket, or none (default 127.0.0.1:2700;
+                                  port 0 picks a free one, printed at start).
+          --graphs DIR            Graph files sessions are built from (default: ./Graphs if
+                                  present, else the installed graphs).
+          --keys FILE             App keys for the WebSocket protocols: one app a line,
+                                  ID KEY [MAX-SESSIONS]; clients send ?app=ID&key=KEY.
+          --max-sessions N        Sessions at once, over all protocols (default 16); beyond,
+                                  a new one is refused at once with "busy".
+          --max-session-seconds S Longest session in seconds of audio (default 300).
+          --idle-timeout S        Close a connection silent this long (default 30).
+          --max-message BYTES     Largest client message (default 1048576).
+          -h, --help              Show this help.
+
+        SIGTERM or Ctrl-C drains: /healthz says 503, new sessions are refused, sessions in
+        flight finish (up to 30 s), then the server exits 0. One log line per session on stderr.
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        var args = Arguments(arguments)
+        var config = ServerConfiguration()
+        func number(_ name: String, _ range: ClosedRange<Double>) throws -> Double? {
+            guard let v = try args.options(name).last else { return nil }
+            guard let d = Double(v), range.contains(d) else {
+                throw UsageError("\(name) \(v): expected a number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return d
+        }
+        if let w = try args.options("--wyoming").last { config.wyoming = w == "none" ? nil : w }
+        if let h = try args.options("--http").last { config.http = h == "none" ? nil : h }
+        if let n = try number("--max-sessions", 1...10_000) { config.maxSessions = Int(n) }
+        if let s = try number("--max-session-seconds", 1...86_400) { config.maxSessionSeconds = s }
+        if let s = try number("--idle-timeout", 1...86_400) { config.idleSeconds = s }
+        if let b = try number("--max-message", 1024...(256 * 1024 * 1024)) { config.maxMessageBytes = Int(b) }
+        let graphs = try args.options("--graphs").last
+        let keys = try args.options("--keys").last
+        try args.finish(name)
+        if config.wyoming == nil && config.http == nil { throw UsageError("--wyoming none and --http none: nothing to listen on") }
+        do {
+            if let keys { config.keys = try AppKeys(file: keys) }
+            config.graphs = graphs ?? (FileManager.default.fileExists(atPath: "Graphs/transcribe.json") ? "Graphs"
+                : GraphLocator.folders.first { FileManager.default.fileExists(atPath: $0 + "/transcribe.json") } ?? "Graphs")
+            let log: @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+            let server = try SpeechServer(config, log: log)
+            let signals = SignalHandler()
+            try server.start()
+            signals.attach(stop: {
+                server.drain(timeout: 30)
+                log("serve: stopped")
+                exit(0)
+            }, cancel: { exit(0) })
+            server.wait()
+            server.drain(timeout: 30)
+            return 0
+        } catch let e as ServerError {
+            throw UsageError(e.description)
+        }
+    }
+}
