@@ -24,6 +24,11 @@ final class WyomingConnection: @unchecked Sendable {
     private struct Heard {
         var text = ""
         var detections = 0
+        var utterance = -1
+        var spotted = 0
+        /// The wake phrase listened for.
+        var phrase: String?
+        var receivedMilliseconds = 0
         var error: EngineError?
     }
     /// `synthesize-start` ... `synthesize-stop`: the voice and the text not yet spoken.
@@ -126,13 +131,15 @@ final class WyomingConnection: @unchecked Sendable {
         case .wake(let names):
             guard let wake = WyomingInfo.wakeGraph(server.catalog) else { return fault("this server has no wake-word graph", "model") }
             options.graph = wake
+            options.partials = 0.1  // the spotter's partials report a detection during the audio
             if let name = names.first { options.keyphrase = name.replacingOccurrences(of: "_", with: " ") }
         }
         if let refusal = server.limiter.admit(app: nil, appLimit: nil) {
             server.metrics.refused(.wyoming, refusal.rawValue)
             return fault("server \(refusal == .draining ? "draining" : "busy"): \(server.limiter.limit) sessions in flight; try another server or later", refusal.rawValue)
         }
-        heard.withLock { $0 = Heard() }
+        let phrase = options.keyphrase ?? server.catalog.entries[options.graph]?.keyphrase
+        heard.withLock { $0 = Heard(); $0.phrase = phrase }
         let isWake: Bool = if case .wake = purpose { true } else { false }
         do {
             stream = try StreamingRecognition(catalog: server.catalog, options: options, rate: Int(rate), channels: Int(channels),
@@ -159,6 +166,8 @@ final class WyomingConnection: @unchecked Sendable {
             return endStream(cancelled: false)
         }
         payload.withUnsafeBytes { _ = stream.push($0) }
+        let ms = Int(stream.audioSeconds * 1000)
+        heard.withLock { $0.receivedMilliseconds = ms }
     }
 
     /// Ends the stream: its audio finishes (or is cancelled), the last results come, then the
@@ -192,10 +201,11 @@ final class WyomingConnection: @unchecked Sendable {
         switch event {
         case .speechStart(_, let t, _): send(WyomingEvent("voice-started", ["timestamp": ms(t)]))
         case .speechEnd(_, let t, _): send(WyomingEvent("voice-stopped", ["timestamp": ms(t)]))
+        case .partial(_, let utterance, let text) where wake:
+            detect(utterance: utterance, text: text)
         case .final(_, let r):
             if wake {
-                heard.withLock { $0.detections += 1 }
-                send(WyomingEvent("detection", ["name": r.text, "timestamp": ms(r.start)]))
+                detect(utterance: r.utterance, text: r.text)
             } else if !r.text.isEmpty {
                 // Append-only: each final is text that will not change; joined, they are the transcript.
                 let chunk = heard.withLock { h -> String in
@@ -208,6 +218,28 @@ final class WyomingConnection: @unchecked Sendable {
         case .error(let e): heard.withLock { if $0.error == nil { $0.error = e } }
         default: break
         }
+    }
+
+    /// A wake-word detection each time the spotted text of an utterance holds one more
+    /// occurrence of a phrase: partials report it during the audio, the final at its end.
+    private func detect(utterance: Int, text: String) {
+        let words = text.split(separator: " ").map(String.init)
+        guard !words.isEmpty, let phrase = heard.withLock({ $0.phrase }) else { return }
+        let p = phrase.split(separator: " ").map(String.init)
+        var count = 0
+        var i = 0
+        while i + p.count <= words.count {
+            if Array(words[i..<(i + p.count)]) == p { count += 1; i += p.count } else { i += 1 }
+        }
+        let new = heard.withLock { h -> Int in
+            if h.utterance != utterance { h.utterance = utterance; h.spotted = 0 }
+            let n = max(0, count - h.spotted)
+            h.spotted += n
+            h.detections += n
+            return n
+        }
+        let at = heard.withLock { $0.receivedMilliseconds }  // the audio received so far
+        for _ in 0..<new { send(WyomingEvent("detection", ["name": phrase, "timestamp": at])) }
     }
 
     // MARK: Speech

@@ -1,0 +1,91 @@
+"""audiograph serve, started for the tests, and speech fixtures made with flite.
+
+The server is the real binary (AUDIOGRAPH, default .build/debug/audiograph) on free ports;
+its stderr is kept so a test can read the log lines.
+"""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BINARY = os.environ.get("AUDIOGRAPH", os.path.join(ROOT, ".build/debug/audiograph"))
+
+
+class Server:
+    """One `audiograph serve` process."""
+
+    def __init__(self, *args, wyoming="tcp://127.0.0.1:0", http="127.0.0.1:0"):
+        self.log = tempfile.NamedTemporaryFile(mode="w+", suffix=".log", delete=False)
+        cmd = [BINARY, "serve", "--graphs", os.path.join(ROOT, "Graphs")]
+        if wyoming:
+            cmd += ["--wyoming", wyoming]
+        if http:
+            cmd += ["--http", http]
+        self.proc = subprocess.Popen(cmd + list(args), stdout=subprocess.DEVNULL, stderr=self.log, cwd=ROOT)
+        self.wyoming_port = self.http_port = None
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            text = self.text()
+            if "serve: ready" in text:
+                m = re.search(r"wyoming on tcp://[\d.]+:(\d+)", text)
+                self.wyoming_port = int(m.group(1)) if m else None
+                m = re.search(r"http and websocket on [\d.]+:(\d+)", text)
+                self.http_port = int(m.group(1)) if m else None
+                return
+            if self.proc.poll() is not None:
+                raise RuntimeError("audiograph serve exited: " + text)
+            time.sleep(0.05)
+        raise RuntimeError("audiograph serve not ready in 60 s: " + self.text())
+
+    def text(self):
+        with open(self.log.name) as f:
+            return f.read()
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(40)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        os.unlink(self.log.name)
+
+
+@pytest.fixture(scope="session")
+def server():
+    s = Server()
+    yield s
+    s.stop()
+
+
+def have(tool):
+    return shutil.which(tool) is not None
+
+
+@pytest.fixture(scope="session")
+def speech():
+    """speech(text, rate=16000, channels=1) -> path of a WAV of flite saying `text`."""
+    if not (have("flite") and have("sox")):
+        pytest.skip("flite or sox is not installed (Tools/install-deps installs them)")
+    folder = tempfile.mkdtemp(prefix="ag-serve-speech-")
+    made = {}
+
+    def make(text, rate=16000, channels=1, pad=0.3):
+        key = (text, rate, channels, pad)
+        if key not in made:
+            raw = os.path.join(folder, f"raw{len(made)}.wav")
+            out = os.path.join(folder, f"s{len(made)}-{rate}-{channels}.wav")
+            subprocess.run(["flite", "-voice", "rms", "-t", text, "-o", raw], check=True)
+            subprocess.run(["sox", raw, "-r", str(rate), "-c", str(channels), "-b", "16", out, "pad", str(pad), str(pad)], check=True)
+            made[key] = out
+        return made[key]
+
+    yield make
+    shutil.rmtree(folder, ignore_errors=True)
