@@ -100,6 +100,9 @@ final class StreamingRecognition: @unchecked Sendable {
     /// The end of the client's audio: the utterance in flight is finished and delivered.
     func finishAudio() { source.endAudio() }
 
+    /// Ends the audio as `stop()` does: what was pushed is delivered, the reason is `stopped`.
+    func stop() { try? session.stop() }
+
     /// Discards what is pending and ends at once.
     func cancel() { try? session.cancel() }
 

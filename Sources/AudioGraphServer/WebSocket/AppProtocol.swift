@@ -39,7 +39,7 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
         case "stop", "cancel":
             guard let s = session else { return fault("state", "\(type): no session in flight (send start first)") }
             session = nil
-            socket.endSession(s, graph: graph, cancel: type == "cancel")
+            socket.endSession(s, graph: graph, type == "cancel" ? .cancel : .stop)
             return true
         case "speak": return speak(m)
         case "cancel-speech":
@@ -91,13 +91,13 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
         if s.audioSeconds > socket.server.configuration.maxSessionSeconds {
             session = nil
             _ = fault("too-long", "session longer than \(Int(socket.server.configuration.maxSessionSeconds)) s of audio: stopped")
-            socket.endSession(s, graph: graph, cancel: false)
+            socket.endSession(s, graph: graph, .endOfAudio)
             return true
         }
         if !s.push(bytes) {
             // The graph ended by itself (end of speech, no speech): its end event has gone out.
             session = nil
-            socket.endSession(s, graph: graph, cancel: false)
+            socket.endSession(s, graph: graph, .endOfAudio)
         }
         return true
     }
@@ -142,7 +142,7 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
     func closed() {
         if let s = session {
             session = nil
-            socket.endSession(s, graph: graph, cancel: true)
+            socket.endSession(s, graph: graph, .cancel)
         }
     }
 }

@@ -19,7 +19,10 @@ extension WebSocketConnection {
             return .failure(SocketFault(code: refusal == .draining ? "draining" : "busy", message: why))
         }
         do {
-            let s = try StreamingRecognition(catalog: server.catalog, options: options, rate: rate, channels: channels, width: width, onEvent: onEvent)
+            let catalog = server.catalog
+            let s = try Self.onLargeStack {
+                try StreamingRecognition(catalog: catalog, options: options, rate: rate, channels: channels, width: width, onEvent: onEvent)
+            }
             server.metrics.began(wire)
             return .success(s)
         } catch {
@@ -29,10 +32,41 @@ extension WebSocketConnection {
         }
     }
 
-    /// Ends `session` (cancelled, or its audio finished) and waits for its end; the reason.
+    /// Runs `work` on a thread with an 8 MiB stack and waits for it. civetweb's workers have
+    /// small stacks (Debian builds it with a fixed size), too small for compiling a grammar
+    /// and loading a decoder, which recurse deeply in PocketSphinx.
+    static func onLargeStack<T>(_ work: @escaping () throws -> T) throws -> T {
+        nonisolated(unsafe) var result: Result<T, any Error>?
+        nonisolated(unsafe) let body = work
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            result = Result { try body() }
+            done.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        done.wait()
+        return try result!.get()
+    }
+
+    /// How a session is ended.
+    enum Ending {
+        /// Discard what is pending (`cancel`, the client left).
+        case cancel
+        /// Finish and deliver, ending with `stopped` (the client's `stop`).
+        case stop
+        /// The client's audio is over (vosk's `eof`): finish and deliver, `end-of-input`.
+        case endOfAudio
+    }
+
+    /// Ends `session` and waits for its end; the reason.
     @discardableResult
-    func endSession(_ session: StreamingRecognition, graph: String, cancel: Bool) -> EndReason {
-        if cancel { session.cancel() } else { session.finishAudio() }
+    func endSession(_ session: StreamingRecognition, graph: String, _ ending: Ending) -> EndReason {
+        switch ending {
+        case .cancel: session.cancel()
+        case .stop: session.stop()
+        case .endOfAudio: session.finishAudio()
+        }
         let reason = session.waitUntilEnded()
         let wall = Date().timeIntervalSince(session.began)
         server.limiter.release(app: app)

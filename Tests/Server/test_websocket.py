@@ -1,0 +1,208 @@
+"""audiograph serve's WebSocket side with the `websockets` client: vosk-server's protocol at
+`/` (as vosk-server's example clients use it), audiograph's own at `/audiograph`, app keys,
+limits, bad input, /healthz and /metrics."""
+import asyncio
+import json
+import os
+import tempfile
+import urllib.error
+import urllib.request
+import wave
+
+import pytest
+import websockets
+
+from conftest import Server
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, 60))
+
+
+def frames(path, size):
+    with wave.open(path) as w:
+        while data := w.readframes(size // 2):
+            yield data
+
+
+async def vosk_client(url, path, config=None, chunk=8000):
+    """What vosk-server's test.py does: config, binary chunks each answered, then eof."""
+    replies = []
+    async with websockets.connect(url) as ws:
+        if config:
+            await ws.send(json.dumps({"config": config}))
+        for data in frames(path, chunk):
+            await ws.send(data)
+            replies.append(json.loads(await ws.recv()))
+        await ws.send('{"eof" : 1}')
+        async for message in ws:  # until the server closes
+            replies.append(json.loads(message))
+    return replies
+
+
+def test_vosk_protocol(server, speech):
+    path = speech("go forward ten meters. find japanese restaurants nearby")
+    with wave.open(path) as w:
+        chunks = -(-w.getnframes() * 2 // 8000)
+    replies = run(vosk_client(f"ws://127.0.0.1:{server.http_port}/", path, {"sample_rate": 16000, "words": True}))
+    # One reply per binary message, then the final result(s) after eof.
+    assert len(replies) >= chunks + 1
+    assert all("partial" in r or "text" in r for r in replies[:chunks])
+    finals = [r for r in replies if "text" in r]
+    text = " ".join(r["text"] for r in finals)
+    assert "forward ten meters" in text and "japanese" in text, text
+    words = [w for r in finals for w in r.get("result", [])]
+    assert words and all({"word", "start", "end", "conf"} <= set(w) for w in words)
+    assert any(r.get("partial") for r in replies), "no partial result came while speaking"
+
+
+def test_vosk_phrase_list_alternatives_and_other_rates(server, speech):
+    path = speech("find japanese restaurants nearby", rate=8000)
+    config = {"sample_rate": 8000, "phrase_list": ["find japanese restaurants nearby", "go home", "[unk]"], "max_alternatives": 2}
+    replies = run(vosk_client(f"ws://127.0.0.1:{server.http_port}/", path, config, chunk=4000))
+    alts = [r for r in replies if "alternatives" in r]
+    assert alts and alts[0]["alternatives"][0]["text"] == "find japanese restaurants nearby"
+
+
+def test_audiograph_protocol_session_and_speech(server, speech):
+    path = speech("find japanese restaurants nearby", rate=44100)
+
+    async def go():
+        async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph") as ws:
+            await ws.send(json.dumps({"type": "start", "graph": "dictation", "rate": 44100, "partials": 0.1,
+                                      "vocabulary": ["shawarma"]}))
+            events = [json.loads(await ws.recv())]
+            for data in frames(path, 8820):
+                await ws.send(data)
+            await ws.send(json.dumps({"type": "stop"}))
+            while events[-1]["type"] != "end":
+                events.append(json.loads(await ws.recv()))
+            # A second session on the same connection, cancelled.
+            await ws.send(json.dumps({"type": "start", "graph": "dictation"}))
+            started = json.loads(await ws.recv())
+            await ws.send(bytes(6400))
+            await ws.send(json.dumps({"type": "cancel"}))
+            cancelled = []
+            while not cancelled or cancelled[-1]["type"] != "end":
+                cancelled.append(json.loads(await ws.recv()))
+            # Speech out: speak-start, PCM frames, speak-end.
+            await ws.send(json.dumps({"type": "speak", "text": "The kitchen light is on."}))
+            spoken = []
+            while True:
+                m = await ws.recv()
+                spoken.append(m if isinstance(m, bytes) else json.loads(m))
+                if isinstance(spoken[-1], dict) and spoken[-1]["type"] == "speak-end":
+                    break
+            return events, started, cancelled, spoken
+    events, started, cancelled, spoken = run(go())
+    types = [e["type"] for e in events]
+    assert types[0] == "started" and types[-1] == "end" and events[-1]["reason"] == "stopped"
+    assert "speech-start" in types and "partial" in types
+    final = next(e for e in events if e["type"] == "final")
+    assert "japanese" in final["text"] and final["words"] and 0 < final["confidence"] <= 1
+    assert started["session"] == 2
+    assert cancelled[-1]["reason"] == "cancelled" and not any(e["type"] == "final" for e in cancelled)
+    assert spoken[0]["type"] == "speak-start" and spoken[0]["rate"] == 16000
+    assert sum(len(b) for b in spoken if isinstance(b, bytes)) > 16000
+    assert spoken[-1]["cancelled"] is False
+
+
+def test_command_grammar_and_end_of_speech(server, speech):
+    path = speech("find japanese restaurants nearby", pad=1.5)
+    grammar = "#JSGF V1.0;\ngrammar c;\npublic <c> = (find | show) japanese restaurants nearby | go home;\n"
+
+    async def go():
+        async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph") as ws:
+            await ws.send(json.dumps({"type": "start", "graph": "command", "grammar": grammar, "end-of-speech": "short"}))
+            events = [json.loads(await ws.recv())]
+            for data in frames(path, 3200):
+                await ws.send(data)
+                await asyncio.sleep(0)
+            while events[-1]["type"] != "end":
+                events.append(json.loads(await ws.recv()))
+            return events
+    events = run(go())
+    assert [e["text"] for e in events if e["type"] == "final"] == ["find japanese restaurants nearby"]
+    assert events[-1]["reason"] == "end-of-speech"
+
+
+def test_bad_requests_are_errors_and_the_connection_stays(server):
+    async def go():
+        out = []
+        async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph", max_size=None) as ws:
+            for m in ["not json", '{"no": "type"}', '{"type": "fly"}', '{"type": "stop"}',
+                      '{"type": "start", "graph": "nosuch"}', '{"type": "start", "format": "mp3"}',
+                      '{"type": "start", "rate": 5}', '{"type": "start", "graph": "command", "grammar": "this is not jsgf"}',
+                      '{"type": "start", "vocabulary": "one string"}', '{"type": "speak", "text": "hi", "voice": "nobody"}']:
+                await ws.send(m)
+                out.append(json.loads(await ws.recv()))
+            await ws.send(b"\0" * 100)  # audio before start
+            out.append(json.loads(await ws.recv()))
+            await ws.send(b"\0" * (2 << 20))  # larger than --max-message
+            out.append(json.loads(await ws.recv()))
+            await ws.send('{"type": "speak", "text": "still here"}')
+            out.append(json.loads(await ws.recv()))
+        return out
+    out = run(go())
+    codes = [m.get("code") for m in out]
+    assert codes[:11] == ["bad-json", "bad-message", "bad-message", "state", "bad-request", "bad-request",
+                          "bad-request", "session", "bad-request", "voice", "state"], codes
+    assert "nosuch" in out[4]["message"]
+    assert codes[11] == "too-large"
+    assert out[12]["type"] == "speak-start"
+
+
+def test_health_and_metrics(server):
+    body = urllib.request.urlopen(f"http://127.0.0.1:{server.http_port}/healthz", timeout=5).read().decode()
+    assert body.strip() == "ready"
+    metrics = urllib.request.urlopen(f"http://127.0.0.1:{server.http_port}/metrics", timeout=5).read().decode()
+    for name in ["audiograph_sessions_active", "audiograph_sessions_total", "audiograph_sessions_refused_total",
+                 "audiograph_audio_seconds_total", "audiograph_session_real_time_factor", "audiograph_errors_total"]:
+        assert f"# TYPE {name} " in metrics, name
+    page = urllib.request.urlopen(f"http://127.0.0.1:{server.http_port}/", timeout=5).read().decode()
+    assert "<html" in page
+
+
+def test_app_keys_and_per_app_limits(speech):
+    keys = tempfile.NamedTemporaryFile("w", suffix=".keys", delete=False)
+    keys.write("# id key max-sessions\nkiosk s3cret 1\nphone other\n")
+    keys.close()
+    s = Server("--keys", keys.name, "--wyoming", "none")
+    try:
+        base = f"ws://127.0.0.1:{s.http_port}/audiograph"
+
+        async def refused(url):
+            async with websockets.connect(url) as ws:
+                m = json.loads(await ws.recv())
+                try:
+                    await asyncio.wait_for(ws.recv(), 5)
+                except websockets.ConnectionClosed:
+                    return m
+                raise AssertionError("connection not closed after a refusal")
+
+        async def go():
+            missing = await refused(base)
+            wrong = await refused(base + "?app=kiosk&key=nope")
+            async with websockets.connect(base + "?app=kiosk&key=s3cret") as a:
+                await a.send(json.dumps({"type": "start"}))
+                first = json.loads(await a.recv())
+                await a.send(json.dumps({"type": "start"}))  # same connection: state error
+                await a.recv()
+                async with websockets.connect(base + "?app=kiosk&key=s3cret") as b:
+                    await b.send(json.dumps({"type": "start"}))
+                    over = json.loads(await b.recv())
+                async with websockets.connect(base, additional_headers={"Authorization": "Bearer phone:other"}) as c:
+                    await c.send(json.dumps({"type": "start"}))
+                    other = json.loads(await c.recv())
+            return missing, wrong, first, over, other
+        missing, wrong, first, over, other = run(go())
+        assert missing["code"] == "key" and wrong["code"] == "key"
+        assert first["type"] == "started"
+        assert over["code"] == "busy" and "kiosk" in over["message"]
+        assert other["type"] == "started"
+        metrics = urllib.request.urlopen(f"http://127.0.0.1:{s.http_port}/metrics", timeout=5).read().decode()
+        assert 'audiograph_sessions_refused_total{protocol="audiograph",reason="key"} 2' in metrics
+        assert 'reason="app-busy"} 1' in metrics
+    finally:
+        s.stop()
+        os.unlink(keys.name)
