@@ -63,7 +63,7 @@ let package = Package(
         .executableTarget(name: "audiograph-assistant", dependencies: ["AudioGraph"]),
         .executableTarget(name: "audiograph-bench", dependencies: ["AudioGraph", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphTestSupport", "CAllocCounter"]),
         /// Fuzz targets (Tools/fuzz builds them with libFuzzer; plainly built, a replayer).
-        .executableTarget(name: "audiograph-fuzz", dependencies: ["AudioGraph", "AudioGraphSpeech"]),
+        .executableTarget(name: "audiograph-fuzz", dependencies: ["AudioGraph", "AudioGraphSpeech", "AudioGraphServer"]),
 
         // MARK: Tests
         .testTarget(name: "AudioGraphCoreTests", dependencies: ["AudioGraphCore"]),

@@ -4,10 +4,12 @@ import Foundation
 @testable import AudioGraph
 @testable import AudioGraphCore
 @testable import AudioGraphSpeech
+@testable import AudioGraphServer
 
 /// In-process fuzz targets for the parsers that take outside input: WAV headers, graph files
 /// (parse and validate), `--set` assignments, pronunciation dictionaries and acoustic model
-/// definitions. `AG_FUZZ_TARGET` picks one: wav, graph, set, dict, mdef, s3.
+/// definitions, the server's Wyoming framing and WebSocket messages. `AG_FUZZ_TARGET` picks
+/// one: wav, graph, set, dict, mdef, s3, wyoming, socket.
 ///
 /// `Tools/fuzz` builds this with `-sanitize=fuzzer,address` (libFuzzer supplies `main`);
 /// built plainly, it replays files given as arguments through the same target.
@@ -44,8 +46,22 @@ enum FuzzTargets {
             try? Data(bytes).write(to: url)
             _ = try? S3ParameterFile.gaussians(url.path)
             _ = try? S3ParameterFile.transitions(url.path)
+        case "wyoming":
+            // Wyoming framing, cut in two at a point the input chooses (bytes arrive in any cut).
+            var parser = WyomingParser(limit: 2048)
+            let cut = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
+            parser.feed(bytes[0..<cut])
+            while parser.next() != nil {}
+            parser.feed(bytes[cut...])
+            while parser.next() != nil {}
+        case "socket":
+            // A WebSocket text message as both protocols read it, an app-keys file, a query string.
+            let text = String(decoding: bytes, as: UTF8.self)
+            if let m = JSON.object(text) { _ = AppProtocol.startRequest(m) }
+            _ = try? AppKeys(text: text)
+            _ = WebSocketConnection.query(text)
         default:
-            fatalError("AG_FUZZ_TARGET: unknown target \(target) (wav, graph, set, dict, mdef, s3)")
+            fatalError("AG_FUZZ_TARGET: unknown target \(target) (wav, graph, set, dict, mdef, s3, wyoming, socket)")
         }
     }
 }

@@ -50,24 +50,41 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
         }
     }
 
-    private func start(_ m: [String: Any]) -> Bool {
-        guard session == nil else { return fault("state", "start: a session is in flight (stop or cancel it first)") }
-        var options = StreamingRecognition.Options(graph: m["graph"] as? String ?? "dictation")
-        let rate = (m["rate"] as? NSNumber)?.intValue ?? 16000
-        let channels = (m["channels"] as? NSNumber)?.intValue ?? 1
+    /// A `start` message's options, checked: the session options and the audio format, or
+    /// the fault naming the field. Pure (fuzzed by `Tools/fuzz`, target `socket`).
+    static func startRequest(_ m: [String: Any]) -> Result<(options: StreamingRecognition.Options, rate: Int, channels: Int, width: Int), SocketFault> {
+        func bad(_ message: String) -> Result<(options: StreamingRecognition.Options, rate: Int, channels: Int, width: Int), SocketFault> {
+            .failure(SocketFault(code: "bad-request", message: "start: " + message))
+        }
+        guard let graph = m["graph"] as? String ?? (m["graph"] == nil ? "dictation" : nil) else { return bad("graph must be a name") }
+        var options = StreamingRecognition.Options(graph: graph)
+        guard let rate = m["rate"] == nil ? 16000 : (m["rate"] as? NSNumber)?.intValue,
+              let channels = m["channels"] == nil ? 1 : (m["channels"] as? NSNumber)?.intValue else { return bad("rate and channels must be numbers") }
         let format = m["format"] as? String ?? "s16le"
-        guard let width = ["s16le": 2, "s32le": 4][format] else { return fault("bad-request", "start: format \"\(format)\" (s16le or s32le)") }
-        if let g = m["grammar"] { guard let g = g as? String else { return fault("bad-request", "start: grammar must be JSGF text") }; options.grammar = g }
+        guard let width = ["s16le": 2, "s32le": 4][format] else { return bad("format \"\(format)\" (s16le or s32le)") }
+        guard (8000...192_000).contains(rate), (1...8).contains(channels) else { return bad("rate \(rate) (8000-192000), channels \(channels) (1-8)") }
+        if let g = m["grammar"] { guard let g = g as? String else { return bad("grammar must be JSGF text") }; options.grammar = g }
         if let v = m["vocabulary"] {
-            guard let v = v as? [Any], v.allSatisfy({ $0 is String }) else { return fault("bad-request", "start: vocabulary must be a list of words and phrases") }
+            guard let v = v as? [Any], v.allSatisfy({ $0 is String }) else { return bad("vocabulary must be a list of words and phrases") }
             options.vocabulary = v.map { $0 as! String }
         }
         if let e = m["end-of-speech"] {
-            guard let e = e as? String, ["long", "short", "none"].contains(e) else { return fault("bad-request", "start: end-of-speech is long, short or none") }
+            guard let e = e as? String, ["long", "short", "none"].contains(e) else { return bad("end-of-speech is long, short or none") }
             options.endOfSpeech = e
         }
-        if let p = m["partials"] { guard let p = (p as? NSNumber)?.doubleValue, (0...10).contains(p) else { return fault("bad-request", "start: partials is seconds from 0 to 10") }; options.partials = p }
-        if let a = m["alternatives"] { guard let a = (a as? NSNumber)?.intValue, (0...10).contains(a) else { return fault("bad-request", "start: alternatives is 0 to 10") }; options.alternatives = a }
+        if let p = m["partials"] { guard let p = (p as? NSNumber)?.doubleValue, (0...10).contains(p) else { return bad("partials is seconds from 0 to 10") }; options.partials = p }
+        if let a = m["alternatives"] { guard let a = (a as? NSNumber)?.intValue, (0...10).contains(a) else { return bad("alternatives is 0 to 10") }; options.alternatives = a }
+        return .success((options, rate, channels, width))
+    }
+
+    private func start(_ m: [String: Any]) -> Bool {
+        guard session == nil else { return fault("state", "start: a session is in flight (stop or cancel it first)") }
+        let request: (options: StreamingRecognition.Options, rate: Int, channels: Int, width: Int)
+        switch Self.startRequest(m) {
+        case .success(let r): request = r
+        case .failure(let f): return fault(f.code, f.message)
+        }
+        let (options, rate, channels, width) = request
         let socket = self.socket
         switch socket.beginSession(options, rate: rate, channels: channels, width: width, onEvent: { e in
             switch e {

@@ -1,0 +1,176 @@
+"""Operations: SIGTERM drains, and two servers behind Debian's haproxy (Wyoming in mode tcp
+with a describe→info check, WebSocket in mode http with /healthz), one killed mid-run."""
+import asyncio
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+import wave
+
+import pytest
+import websockets
+from wyoming.asr import Transcribe
+from wyoming.audio import AudioChunk, AudioStart, AudioStop
+from wyoming.client import AsyncTcpClient
+
+from conftest import Server
+
+
+def run(coro, timeout=120):
+    return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+async def paced_transcribe(port, path, pace=0.25):
+    """A client streaming a command at `pace` x real time (0.25: four times as fast)."""
+    async with AsyncTcpClient("127.0.0.1", port) as c:
+        await c.write_event(Transcribe(name="command", language="en").event())
+        with wave.open(path) as w:
+            await c.write_event(AudioStart(rate=16000, width=2, channels=1).event())
+            while data := w.readframes(1600):
+                await c.write_event(AudioChunk(rate=16000, width=2, channels=1, audio=data).event())
+                await asyncio.sleep(0.1 * pace)
+        await c.write_event(AudioStop().event())
+        while True:
+            e = await c.read_event()
+            if e is None:
+                raise ConnectionError("the server closed the connection mid-session")
+            if e.type == "error":
+                raise ConnectionError(e.data["text"])
+            if e.type == "transcript":
+                return e.data["text"]
+
+
+def test_sigterm_drains(speech):
+    s = Server("--http", "127.0.0.1:0")
+    path = speech("find japanese restaurants nearby", pad=1.0)
+
+    async def go():
+        task = asyncio.create_task(paced_transcribe(s.wyoming_port, path, pace=1.0))  # real time, 3.6 s
+        await asyncio.sleep(1.0)
+        s.proc.send_signal(signal.SIGTERM)
+        await asyncio.sleep(0.3)
+        health = None
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{s.http_port}/healthz", timeout=2)
+        except urllib.error.HTTPError as e:
+            health = e.code
+        except OSError:
+            health = "closed"
+        return await task, health
+    try:
+        text, health = run(go())
+        assert text == "find japanese restaurants nearby"  # the session in flight finished
+        assert health in (503, "closed")
+        assert s.proc.wait(30) == 0
+        assert "serve: draining 1 session(s)" in s.text()
+    finally:
+        s.stop()
+
+
+def haproxy_config(folder, wy_front, ws_front, servers):
+    describe = '{"type": "describe"}\n'.encode().hex()
+    lines = [
+        "global", f"  stats socket {folder}/stats.sock mode 600 level admin",
+        "defaults", "  timeout connect 2s", "  timeout client 60s", "  timeout server 60s", "  timeout check 2s",
+        "frontend wyoming", "  mode tcp", f"  bind 127.0.0.1:{wy_front}", "  default_backend wyoming",
+        "backend wyoming", "  mode tcp", "  balance leastconn", "  option tcp-check",
+        f"  tcp-check send-binary {describe}", '  tcp-check expect string info',
+    ]
+    lines += [f"  server s{i} 127.0.0.1:{s.wyoming_port} check inter 300 fall 2 rise 1 maxconn 16" for i, s in enumerate(servers)]
+    lines += ["frontend ws", "  mode http", f"  bind 127.0.0.1:{ws_front}", "  default_backend ws",
+              "backend ws", "  mode http", "  balance leastconn", "  option httpchk GET /healthz"]
+    lines += [f"  server s{i} 127.0.0.1:{s.http_port} check inter 300 fall 2 rise 1 maxconn 16" for i, s in enumerate(servers)]
+    path = os.path.join(folder, "haproxy.cfg")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def stats(folder):
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(f"{folder}/stats.sock")
+        s.sendall(b"show stat\n")
+        out = b""
+        while chunk := s.recv(65536):
+            out += chunk
+    rows = [l.split(",") for l in out.decode().splitlines() if l and not l.startswith("#")]
+    return {(r[0], r[1]): r[17] for r in rows if len(r) > 17}  # (backend, server) -> status
+
+
+@pytest.mark.skipif(shutil.which("haproxy") is None, reason="haproxy is not installed (Tools/install-deps installs it)")
+def test_two_servers_behind_haproxy_one_killed(speech):
+    folder = tempfile.mkdtemp(prefix="ag-haproxy-")
+    servers = [Server(), Server()]
+    wy, ws = free_port(), free_port()
+    proxy = subprocess.Popen(["haproxy", "-db", "-f", haproxy_config(folder, wy, ws, servers)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    path = speech("find japanese restaurants nearby", pad=0.5)
+    try:
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                st = stats(folder)
+                if all(st.get((b, f"s{i}")) == "UP" for b in ("wyoming", "ws") for i in range(2)):
+                    break
+            except OSError:
+                pass
+            time.sleep(0.2)
+        assert all(stats(folder)[(b, f"s{i}")] == "UP" for b in ("wyoming", "ws") for i in range(2)), stats(folder)
+
+        async def vosk(url):
+            async with websockets.connect(url) as c:
+                with wave.open(path) as w:
+                    while data := w.readframes(4000):
+                        await c.send(data)
+                        await c.recv()
+                await c.send('{"eof" : 1}')
+                return [json.loads(m) for m in [m async for m in c]]
+
+        async def spread():
+            texts = await asyncio.gather(*[paced_transcribe(wy, path, pace=0.3) for _ in range(4)],
+                                         vosk(f"ws://127.0.0.1:{ws}/"))
+            return texts
+        texts = run(spread())
+        assert texts[:4] == ["find japanese restaurants nearby"] * 4
+        assert "japanese" in texts[4][-1]["text"]
+        per_server = [s.text().count("session wyoming") for s in servers]
+        assert all(n >= 1 for n in per_server), per_server  # leastconn spread them
+
+        async def with_reconnect():
+            """Clients that retry once on a dropped connection, as SpeechKit's networking does."""
+            async def client():
+                try:
+                    return ("first", await paced_transcribe(wy, path, pace=1.0))
+                except (ConnectionError, OSError, asyncio.IncompleteReadError) as e:
+                    await asyncio.sleep(0.5)
+                    return (f"retried after: {e}", await paced_transcribe(wy, path, pace=0.3))
+            tasks = [asyncio.create_task(client()) for _ in range(4)]
+            await asyncio.sleep(1.0)
+            servers[0].proc.send_signal(signal.SIGKILL)
+            return await asyncio.gather(*tasks)
+        results = run(with_reconnect())
+        assert all(text == "find japanese restaurants nearby" for _, text in results), results
+        assert any(how != "first" for how, _ in results), "no session was on the killed server"
+        assert any(how == "first" for how, _ in results), "the survivor's sessions were lost"
+        deadline = time.time() + 10
+        while stats(folder).get(("wyoming", "s0")) != "DOWN" and time.time() < deadline:
+            time.sleep(0.2)
+        st = stats(folder)
+        assert st[("wyoming", "s0")] == "DOWN" and st[("ws", "s0")] == "DOWN" and st[("wyoming", "s1")] == "UP", st
+    finally:
+        proxy.terminate()
+        proxy.wait(10)
+        for s in servers:
+            s.stop()
+        shutil.rmtree(folder, ignore_errors=True)
