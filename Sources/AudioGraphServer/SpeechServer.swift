@@ -39,6 +39,7 @@ public final class SpeechServer: @unchecked Sendable {
     public func start() throws {
         if let address = configuration.http {
             http = try HTTPServer(address: address, server: self)
+            http!.watchIdle()
             log("serve: http and websocket on \(http!.boundAddress)")
         }
         if let uri = configuration.wyoming {

@@ -1,6 +1,7 @@
 import AudioGraph
 import AudioGraphCore
 import Foundation
+import Synchronization
 
 /// One recognition stream of the server: a graph of the catalogue with a `stream-source` in
 /// place of its input, fed with the client's PCM as it arrives; its events go to `onEvent`
@@ -30,7 +31,7 @@ final class StreamingRecognition: @unchecked Sendable {
     let channels: Int
     let width: Int
     private var grammarFile: URL?
-    private(set) var framesPushed = 0
+    private let framesPushed = Atomic<Int>(0)
     let began = Date()
 
     /// Builds and starts the session. Throws ``ServerError`` for an unknown graph, or the
@@ -87,13 +88,13 @@ final class StreamingRecognition: @unchecked Sendable {
     }
 
     /// Seconds of audio pushed so far.
-    var audioSeconds: Double { Double(framesPushed) / Double(rate) }
+    var audioSeconds: Double { Double(framesPushed.load(ordering: .relaxed)) / Double(rate) }
 
     /// Pushes interleaved little-endian PCM (waits while the graph is a buffer behind).
     /// False once the session has ended (its graph ended by itself: end of speech, an error).
     @discardableResult
     func push(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        framesPushed += bytes.count / (width * channels)
+        framesPushed.add(bytes.count / (width * channels), ordering: .relaxed)
         return source.append(pcm: bytes, width: width)
     }
 
@@ -105,6 +106,9 @@ final class StreamingRecognition: @unchecked Sendable {
 
     /// Discards what is pending and ends at once.
     func cancel() { try? session.cancel() }
+
+    /// Whether the session has ended (by itself or as asked).
+    var hasEnded: Bool { session.engine.waitUntilEnded(timeout: 0) != nil }
 
     /// Blocks until the session has ended; its reason.
     func waitUntilEnded() -> EndReason { session.engine.waitUntilEnded() }

@@ -1,11 +1,13 @@
 """Operations: SIGTERM drains, and two servers behind Debian's haproxy (Wyoming in mode tcp
-with a describe→info check, WebSocket in mode http with /healthz), one killed mid-run."""
+with a describe→info check, WebSocket in mode http with /healthz, wss:// with TLS ended at
+HAProxy), one killed mid-run."""
 import asyncio
 import json
 import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import tempfile
 import time
@@ -72,7 +74,7 @@ def test_sigterm_drains(speech):
         s.stop()
 
 
-def haproxy_config(folder, wy_front, ws_front, servers):
+def haproxy_config(folder, wy_front, ws_front, servers, tls_front=None):
     describe = '{"type": "describe"}\n'.encode().hex()
     lines = [
         "global", f"  stats socket {folder}/stats.sock mode 600 level admin",
@@ -82,6 +84,9 @@ def haproxy_config(folder, wy_front, ws_front, servers):
         f"  tcp-check send-binary {describe}", '  tcp-check expect string info',
     ]
     lines += [f"  server s{i} 127.0.0.1:{s.wyoming_port} check inter 300 fall 2 rise 1 maxconn 16" for i, s in enumerate(servers)]
+    if tls_front:
+        # TLS ends at HAProxy: wss:// outside, ws:// to the servers.
+        lines += ["frontend wss", "  mode http", f"  bind 127.0.0.1:{tls_front} ssl crt {folder}/speech.pem", "  default_backend ws"]
     lines += ["frontend ws", "  mode http", f"  bind 127.0.0.1:{ws_front}", "  default_backend ws",
               "backend ws", "  mode http", "  balance leastconn", "  option httpchk GET /healthz"]
     lines += [f"  server s{i} 127.0.0.1:{s.http_port} check inter 300 fall 2 rise 1 maxconn 16" for i, s in enumerate(servers)]
@@ -112,8 +117,13 @@ def stats(folder):
 def test_two_servers_behind_haproxy_one_killed(speech):
     folder = tempfile.mkdtemp(prefix="ag-haproxy-")
     servers = [Server(), Server()]
-    wy, ws = free_port(), free_port()
-    proxy = subprocess.Popen(["haproxy", "-db", "-f", haproxy_config(folder, wy, ws, servers)],
+    wy, ws, wss = free_port(), free_port(), free_port()
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days", "1",
+                    "-addext", "subjectAltName=DNS:localhost", "-keyout", f"{folder}/key.pem", "-out", f"{folder}/cert.pem"],
+                   check=True, capture_output=True)
+    with open(f"{folder}/speech.pem", "w") as pem:
+        pem.write(open(f"{folder}/cert.pem").read() + open(f"{folder}/key.pem").read())
+    proxy = subprocess.Popen(["haproxy", "-db", "-f", haproxy_config(folder, wy, ws, servers, wss)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     path = speech("find japanese restaurants nearby", pad=0.5)
     try:
@@ -128,8 +138,8 @@ def test_two_servers_behind_haproxy_one_killed(speech):
             time.sleep(0.2)
         assert all(stats(folder)[(b, f"s{i}")] == "UP" for b in ("wyoming", "ws") for i in range(2)), stats(folder)
 
-        async def vosk(url):
-            async with websockets.connect(url) as c:
+        async def vosk(url, tls=None):
+            async with websockets.connect(url, ssl=tls) as c:
                 with wave.open(path) as w:
                     while data := w.readframes(4000):
                         await c.send(data)
@@ -144,6 +154,10 @@ def test_two_servers_behind_haproxy_one_killed(speech):
         texts = run(spread())
         assert texts[:4] == ["find japanese restaurants nearby"] * 4
         assert "japanese" in texts[4][-1]["text"]
+        # wss:// through HAProxy's TLS, the self-signed certificate trusted as the client's CA.
+        tls = ssl.create_default_context(cafile=f"{folder}/cert.pem")
+        secure = run(vosk(f"wss://localhost:{wss}/", tls))
+        assert "japanese" in secure[-1]["text"]
         per_server = [s.text().count("session wyoming") for s in servers]
         assert all(n >= 1 for n in per_server), per_server  # leastconn spread them
 

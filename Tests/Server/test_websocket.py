@@ -7,6 +7,7 @@ import os
 import tempfile
 import urllib.error
 import urllib.request
+import time
 import wave
 
 import pytest
@@ -198,7 +199,7 @@ def test_app_keys_and_per_app_limits(speech):
         missing, wrong, first, over, other = run(go())
         assert missing["code"] == "key" and wrong["code"] == "key"
         assert first["type"] == "started"
-        assert over["code"] == "busy" and "kiosk" in over["message"]
+        assert over["code"] == "app-busy" and "kiosk" in over["message"]
         assert other["type"] == "started"
         metrics = urllib.request.urlopen(f"http://127.0.0.1:{s.http_port}/metrics", timeout=5).read().decode()
         assert 'audiograph_sessions_refused_total{protocol="audiograph",reason="key"} 2' in metrics
@@ -206,3 +207,39 @@ def test_app_keys_and_per_app_limits(speech):
     finally:
         s.stop()
         os.unlink(keys.name)
+
+
+def test_limits_idle_and_a_session_that_ends_by_itself(speech):
+    s = Server("--max-sessions", "1", "--idle-timeout", "2", "--wyoming", "none")
+    try:
+        path = speech("find japanese restaurants nearby", pad=1.5)
+        url = f"ws://127.0.0.1:{s.http_port}/audiograph"
+
+        async def go():
+            async with websockets.connect(url) as ws:
+                await ws.send(json.dumps({"type": "start", "graph": "command", "end-of-speech": "short"}))
+                events = [json.loads(await ws.recv())]
+                for data in frames(path, 3200):
+                    await ws.send(data)
+                while events[-1]["type"] != "end":
+                    events.append(json.loads(await ws.recv()))
+                await asyncio.sleep(0.5)
+                # The session ended by itself and its place is free: another client gets one.
+                async with websockets.connect(url) as other:
+                    await other.send(json.dumps({"type": "start"}))
+                    started = json.loads(await other.recv())
+                    await other.send(json.dumps({"type": "cancel"}))
+                # Silent past --idle-timeout: the server closes the connection.
+                t0 = time.monotonic()
+                try:
+                    while True:
+                        await asyncio.wait_for(ws.recv(), 10)
+                except websockets.ConnectionClosed:
+                    idle = time.monotonic() - t0
+                return events, started, idle
+        events, started, idle = run(go())
+        assert events[-1]["reason"] == "end-of-speech"
+        assert started["type"] == "started"
+        assert idle < 8
+    finally:
+        s.stop()

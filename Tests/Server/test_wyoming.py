@@ -265,3 +265,33 @@ def test_busy_is_refused_at_once(speech):
         assert took < 1.0
     finally:
         s.stop()
+
+
+def test_a_client_that_stops_reading_stalls_nobody_else(server):
+    """It asks for minutes of speech and never reads: its writes time out and it is dropped,
+    while another client is answered at once throughout."""
+    s, _ = raw_connection(server.wyoming_port)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    w = s.makefile("wb")
+    for _ in range(20):
+        write_event(Synthesize(text="This answer goes on and on and nobody is listening to it at all. " * 8).event(), w)
+    w.flush()
+
+    async def others():
+        took = []
+        t_end = time.monotonic() + 14
+        while time.monotonic() < t_end:
+            async with AsyncTcpClient("127.0.0.1", server.wyoming_port) as c:
+                t0 = time.monotonic()
+                await c.write_event(Ping().event())
+                assert Pong.is_type((await c.read_event()).type)
+                took.append(time.monotonic() - t0)
+            await asyncio.sleep(0.5)
+        return took
+    took = run(others())
+    assert max(took) < 1.0, took
+    deadline = time.time() + 20
+    while "stopped reading" not in server.text() and time.time() < deadline:
+        time.sleep(0.5)
+    s.close()
+    assert "stopped reading" in server.text()

@@ -39,7 +39,7 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
         case "stop", "cancel":
             guard let s = session else { return fault("state", "\(type): no session in flight (send start first)") }
             session = nil
-            socket.endSession(s, graph: graph, type == "cancel" ? .cancel : .stop)
+            socket.endSession(s, type == "cancel" ? .cancel : .stop)
             return true
         case "speak": return speak(m)
         case "cancel-speech":
@@ -52,9 +52,9 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
 
     /// A `start` message's options, checked: the session options and the audio format, or
     /// the fault naming the field. Pure (fuzzed by `Tools/fuzz`, target `socket`).
-    static func startRequest(_ m: [String: Any]) -> Result<(options: StreamingRecognition.Options, rate: Int, channels: Int, width: Int), SocketFault> {
-        func bad(_ message: String) -> Result<(options: StreamingRecognition.Options, rate: Int, channels: Int, width: Int), SocketFault> {
-            .failure(SocketFault(code: "bad-request", message: "start: " + message))
+    static func startRequest(_ m: [String: Any]) -> Result<(options: StreamingRecognition.Options, rate: Int, channels: Int, width: Int), SessionFault> {
+        func bad(_ message: String) -> Result<(options: StreamingRecognition.Options, rate: Int, channels: Int, width: Int), SessionFault> {
+            .failure(SessionFault(code: "bad-request", message: "start: " + message))
         }
         guard let graph = m["graph"] as? String ?? (m["graph"] == nil ? "dictation" : nil) else { return bad("graph must be a name") }
         var options = StreamingRecognition.Options(graph: graph)
@@ -78,6 +78,7 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
     }
 
     private func start(_ m: [String: Any]) -> Bool {
+        if let s = session, s.hasEnded { session = nil }  // it ended by itself (end of speech); its end went out
         guard session == nil else { return fault("state", "start: a session is in flight (stop or cancel it first)") }
         let request: (options: StreamingRecognition.Options, rate: Int, channels: Int, width: Int)
         switch Self.startRequest(m) {
@@ -108,13 +109,13 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
         if s.audioSeconds > socket.server.configuration.maxSessionSeconds {
             session = nil
             _ = fault("too-long", "session longer than \(Int(socket.server.configuration.maxSessionSeconds)) s of audio: stopped")
-            socket.endSession(s, graph: graph, .endOfAudio)
+            socket.endSession(s, .endOfAudio)
             return true
         }
         if !s.push(bytes) {
             // The graph ended by itself (end of speech, no speech): its end event has gone out.
             session = nil
-            socket.endSession(s, graph: graph, .endOfAudio)
+            socket.endSession(s, .endOfAudio)
         }
         return true
     }
@@ -159,7 +160,7 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
     func closed() {
         if let s = session {
             session = nil
-            socket.endSession(s, graph: graph, .cancel)
+            socket.endSession(s, .cancel)
         }
     }
 }

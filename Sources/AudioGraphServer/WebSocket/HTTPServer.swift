@@ -1,4 +1,5 @@
 import CCivetweb
+import AudioGraphCore
 import Foundation
 import Synchronization
 
@@ -14,6 +15,9 @@ final class HTTPServer: @unchecked Sendable {
     private var context: OpaquePointer?
     /// `HOST:PORT` as bound.
     private(set) var boundAddress = ""
+    /// The open WebSockets, watched for the idle limit.
+    let sockets = Mutex<[ObjectIdentifier: WebSocketConnection]>([:])
+    private let stopping = Atomic<Bool>(false)
 
     init(address: String, server: SpeechServer) throws {
         self.server = server
@@ -64,11 +68,14 @@ final class HTTPServer: @unchecked Sendable {
             return me.reply(conn, status: 200, type: "text/html; charset=utf-8", body: WebPage.html)
         }, me)
         for (path, kind) in [("/audiograph$", WebSocketConnection.Kind.audiograph), ("/$", .vosk)] {
-            let box = Unmanaged.passRetained(SocketRoute(server: server, kind: kind)).toOpaque()
+            let route = SocketRoute(server: server, kind: kind)
+            route.http = self
+            let box = Unmanaged.passRetained(route).toOpaque()
             mg_set_websocket_handler(context, path, { _, _ in 0 }, { conn, data in
                 let route = Unmanaged<SocketRoute>.fromOpaque(data!).takeUnretainedValue()
                 let c = WebSocketConnection(connection: conn!, route: route)
                 mg_set_user_connection_data(conn, Unmanaged.passRetained(c).toOpaque())
+                route.http?.sockets.withLock { $0[ObjectIdentifier(c)] = c }
                 c.opened()
             }, { conn, flags, bytes, length, _ in
                 guard let p = mg_get_user_connection_data(conn) else { return 0 }
@@ -77,9 +84,31 @@ final class HTTPServer: @unchecked Sendable {
             }, { conn, _ in
                 guard let p = mg_get_user_connection_data(conn) else { return }
                 mg_set_user_connection_data(conn, nil)
-                Unmanaged<WebSocketConnection>.fromOpaque(p).takeRetainedValue().closed()
+                let c = Unmanaged<WebSocketConnection>.fromOpaque(p).takeRetainedValue()
+                c.route.http?.sockets.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(c)) }
+                c.closed()
             }, box)
         }
+    }
+
+    /// Closes WebSockets whose client has sent nothing for `--idle-timeout` (civetweb's own
+    /// websocket timeout does not close them): an `idle` error, then the close frame.
+    func watchIdle() {
+        let limit = server.configuration.idleSeconds
+        let t = Thread { [self] in
+            while !stopping.load(ordering: .relaxed) {
+                usleep(250_000)
+                let now = monotonicSeconds()
+                let idle = sockets.withLock { $0.values.filter { now - $0.lastHeard.load(ordering: .relaxed) > limit } }
+                for c in idle {
+                    c.lastHeard.store(now, ordering: .relaxed)  // once
+                    c.server.write(log: "websocket \(c.peer): closed: idle for \(Int(limit)) s")
+                    c.refuse(code: "idle", message: "no message for \(Int(limit)) s: closing")
+                }
+            }
+        }
+        t.stackSize = 256 << 10
+        t.start()
     }
 
     /// Sends a whole response; civetweb's handler result (the status).
@@ -93,6 +122,7 @@ final class HTTPServer: @unchecked Sendable {
     }
 
     func stop() {
+        stopping.store(true, ordering: .relaxed)
         if let context { mg_stop(context) }
         context = nil
     }
@@ -102,6 +132,7 @@ final class HTTPServer: @unchecked Sendable {
 final class SocketRoute: @unchecked Sendable {
     let server: SpeechServer
     let kind: WebSocketConnection.Kind
+    weak var http: HTTPServer?
     init(server: SpeechServer, kind: WebSocketConnection.Kind) {
         self.server = server
         self.kind = kind

@@ -84,7 +84,7 @@ final class VoskProtocol: SocketProtocol, @unchecked Sendable {
     func closed() {
         if let s = session {
             session = nil
-            socket.endSession(s, graph: graph, .cancel)
+            socket.endSession(s, .cancel)
         }
     }
 
@@ -93,7 +93,7 @@ final class VoskProtocol: SocketProtocol, @unchecked Sendable {
     private func flushFinals(last: Bool) {
         if let s = session {
             session = nil
-            socket.endSession(s, graph: graph, .endOfAudio)
+            socket.endSession(s, .endOfAudio)
         }
         let finals = heard.withLock { h -> [String] in
             defer { h = Heard() }

@@ -1,3 +1,4 @@
+import AudioGraphCore
 import CCivetweb
 import Foundation
 import Synchronization
@@ -32,6 +33,8 @@ final class WebSocketConnection: @unchecked Sendable {
     private var overflow = false
     /// false once closed or a write failed: nothing more is written.
     private let open = Mutex(true)
+    /// When the client last sent a frame (monotonic seconds), for the idle limit.
+    let lastHeard = Atomic<Double>(monotonicSeconds())
 
     init(connection: OpaquePointer, route: SocketRoute) {
         self.connection = connection
@@ -73,6 +76,7 @@ final class WebSocketConnection: @unchecked Sendable {
 
     /// A frame arrived; false closes the connection.
     func received(flags: Int32, bytes: UnsafeRawBufferPointer) -> Bool {
+        lastHeard.store(monotonicSeconds(), ordering: .relaxed)
         let opcode = flags & 0xF
         let fin = flags & 0x80 != 0
         switch opcode {

@@ -18,7 +18,6 @@ final class WyomingConnection: @unchecked Sendable {
     private enum Purpose { case transcribe(model: String, language: String), wake(names: [String]) }
     private var purpose: Purpose?
     private var stream: StreamingRecognition?
-    private var streamGraph = ""
     /// What the session's delivery thread collects.
     private let heard = Mutex(Heard())
     private struct Heard {
@@ -134,23 +133,16 @@ final class WyomingConnection: @unchecked Sendable {
             options.partials = 0.1  // the spotter's partials report a detection during the audio
             if let name = names.first { options.keyphrase = name.replacingOccurrences(of: "_", with: " ") }
         }
-        if let refusal = server.limiter.admit(app: nil, appLimit: nil) {
-            server.metrics.refused(.wyoming, refusal.rawValue)
-            return fault("server \(refusal == .draining ? "draining" : "busy"): \(server.limiter.limit) sessions in flight; try another server or later", refusal.rawValue)
-        }
         let phrase = options.keyphrase ?? server.catalog.entries[options.graph]?.keyphrase
         heard.withLock { $0 = Heard(); $0.phrase = phrase }
         let isWake: Bool = if case .wake = purpose { true } else { false }
-        do {
-            stream = try StreamingRecognition(catalog: server.catalog, options: options, rate: Int(rate), channels: Int(channels),
-                                              width: Int(width)) { [weak self] event in self?.sessionEvent(event, wake: isWake) }
-            streamGraph = options.graph
-            server.metrics.began(.wyoming)
+        switch server.beginSession(.wyoming, peer: channel.peer, app: nil, appLimit: nil, options: options, rate: Int(rate),
+                                   channels: Int(channels), width: Int(width), onEvent: { [weak self] event in self?.sessionEvent(event, wake: isWake) }) {
+        case .success(let s):
+            stream = s
             if !isWake { send(WyomingEvent("transcript-start", ["language": "en"])) }
-        } catch {
-            server.limiter.release(app: nil)
-            server.metrics.refused(.wyoming, "bad-session")
-            fault("\(error)", error is ServerError ? "bad-audio" : "session")
+        case .failure(let f):
+            fault(f.message, f.code == "bad-request" ? "bad-audio" : f.code)
         }
     }
 
@@ -176,13 +168,8 @@ final class WyomingConnection: @unchecked Sendable {
         guard let s = stream else { return }
         stream = nil
         if cancelled { s.cancel() } else { s.finishAudio() }
-        let reason = s.waitUntilEnded()
-        let wall = Date().timeIntervalSince(s.began)
-        server.limiter.release(app: nil)
-        server.metrics.ended(.wyoming, audio: s.audioSeconds, wall: wall)
+        _ = s.waitUntilEnded()
         let h = heard.withLock { $0 }
-        if reason == .error || h.error != nil { server.metrics.failed(.wyoming) }
-        server.logSession(.wyoming, peer: channel.peer, app: nil, graph: streamGraph, audio: s.audioSeconds, wall: wall, reason: reason.rawValue)
         guard !cancelled else { return }
         if let error = h.error { fault(error.description, "session") }
         switch purpose ?? .wake(names: []) {
