@@ -12,6 +12,8 @@ let package = Package(
     products: [
         .library(name: "AudioGraph", targets: ["AudioGraph"]),
         .library(name: "AudioGraphServer", targets: ["AudioGraphServer"]),
+        /// A client of `audiograph serve` for Swift apps on other machines: Foundation and civetweb only.
+        .library(name: "AudioGraphClient", targets: ["AudioGraphClient"]),
         .executable(name: "audiograph", targets: ["audiograph"]),
         .executable(name: "audiograph-bench", targets: ["audiograph-bench"]),
         .executable(name: "audiograph-example", targets: ["audiograph-example"]),
@@ -54,6 +56,9 @@ let package = Package(
         /// `audiograph serve`: Wyoming and WebSocket speech server over the engine.
         .target(name: "AudioGraphServer", dependencies: ["AudioGraph", "AudioGraphCore", "AudioGraphSpeech", "CCivetweb"]),
 
+        /// Remote recognition and speech over `audiograph serve`'s WebSocket (no engine, no PocketSphinx).
+        .target(name: "AudioGraphClient", dependencies: ["CCivetweb"]),
+
         /// Test support: in-memory sources, offline rendering, signals (tests only).
         .target(name: "AudioGraphTestSupport", dependencies: ["AudioGraphCore"]),
 
@@ -67,6 +72,7 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "AudioGraphCoreTests", dependencies: ["AudioGraphCore"]),
+        .testTarget(name: "AudioGraphClientTests", dependencies: ["AudioGraphClient", "AudioGraphTestSupport"]),
         .testTarget(name: "AudioGraphDSPTests", dependencies: ["AudioGraphDSP", "AudioGraph", "AudioGraphTestSupport"]),
         .testTarget(name: "AudioGraphSpeechTests", dependencies: ["AudioGraphSpeech", "AudioGraphTestSupport"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AudioGraphTestSupport"]),

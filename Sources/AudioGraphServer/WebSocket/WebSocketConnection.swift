@@ -81,7 +81,11 @@ final class WebSocketConnection: @unchecked Sendable {
         let fin = flags & 0x80 != 0
         switch opcode {
         case 0x8: return false  // close
-        case 0x9, 0xA: return true  // ping, pong
+        case 0x9:  // ping: answered with a pong carrying its payload
+            var payload = [UInt8](bytes)
+            _ = write(opcode: UInt32(MG_WEBSOCKET_OPCODE_PONG), &payload)
+            return true
+        case 0xA: return true  // pong
         case 0x1, 0x2:
             fragments.removeAll(keepingCapacity: true)
             fragmentOpcode = opcode

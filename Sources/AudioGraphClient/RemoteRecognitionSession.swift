@@ -1,0 +1,145 @@
+import Foundation
+import Synchronization
+
+/// A recognition session done by an `audiograph serve` (SpeechKit's `SKRecognizer`, the
+/// shape of the engine's `RecognitionSession`): start with options, feed audio, stop (finish
+/// and deliver) or cancel (discard); partials and finals come as a typed async stream.
+///
+/// ```swift
+/// let server = ServerEndpoint(url: URL(string: "ws://speech.local:2700")!, app: ("kiosk", "s3cret"))
+/// let session = RemoteRecognitionSession(server, options: .init(graph: "dictation", sampleRate: 16000))
+/// try await session.start()
+/// Task { for chunk in microphoneChunks { try await session.append(chunk) }; try await session.stop() }
+/// for try await event in session.events {
+///     if case .final(let r) = event { print(r.text, r.confidence) }
+/// }
+/// ```
+///
+/// Each session has a connection of its own. A connection that drops fails the session in
+/// flight: `events` throws a ``RemoteError`` with code `connection-lost`; the next session
+/// connects again (with backoff), as SpeechKit's networking does.
+public final class RemoteRecognitionSession: Sendable {
+    /// What to ask the server for.
+    public struct Options: Sendable {
+        /// The server's graph (`dictation`, `command`, `transcribe`, …).
+        public var graph: String
+        /// The audio you will append: rate and interleaved channels (the server converts).
+        public var sampleRate: Int
+        public var channels: Int
+        /// A JSGF grammar (text) to recognise against instead of the graph's own search.
+        public var grammar: String?
+        /// Words and phrases to add to the recognizer's vocabulary.
+        public var vocabulary: [String]
+        /// End of speech: `long`, `short` (a command: the session ends after it), `none`.
+        public var endOfSpeech: String?
+        /// Seconds between partial results (0: none); nil: the graph's.
+        public var partials: Double?
+        /// N-best alternatives per final.
+        public var alternatives: Int?
+
+        /// Options for `graph`, audio at `sampleRate` Hz with `channels` channels.
+        public init(graph: String = "dictation", sampleRate: Int = 16000, channels: Int = 1, grammar: String? = nil,
+                    vocabulary: [String] = [], endOfSpeech: String? = nil, partials: Double? = nil, alternatives: Int? = nil) {
+            self.graph = graph
+            self.sampleRate = sampleRate
+            self.channels = channels
+            self.grammar = grammar
+            self.vocabulary = vocabulary
+            self.endOfSpeech = endOfSpeech
+            self.partials = partials
+            self.alternatives = alternatives
+        }
+    }
+
+    /// The session's events in stream order; it finishes after `.end`, or throws a
+    /// ``RemoteError`` (the connection dropped, the server refused).
+    public let events: AsyncThrowingStream<RemoteEvent, Error>
+    private let continuation: AsyncThrowingStream<RemoteEvent, Error>.Continuation
+    private let endpoint: ServerEndpoint
+    private let options: Options
+    private let link = Mutex<SocketLink?>(nil)
+
+    /// A session with `server`; nothing is sent until ``start()``.
+    public init(_ server: ServerEndpoint, options: Options = Options()) {
+        endpoint = server
+        self.options = options
+        (events, continuation) = AsyncThrowingStream.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    /// Connects, starts the session and returns once the server has taken it. Throws a
+    /// ``RemoteError``: `connection`, `busy`, `key`, `bad-request` (options), `session` (a
+    /// grammar that does not compile).
+    public func start() async throws {
+        let l = try await SocketLink.open(endpoint)
+        var start: [String: Any] = ["type": "start", "graph": options.graph, "rate": options.sampleRate, "channels": options.channels]
+        if let g = options.grammar { start["grammar"] = g }
+        if !options.vocabulary.isEmpty { start["vocabulary"] = options.vocabulary }
+        if let e = options.endOfSpeech { start["end-of-speech"] = e }
+        if let p = options.partials { start["partials"] = p }
+        if let a = options.alternatives { start["alternatives"] = a }
+        do {
+            try await l.send(start)
+            let answer = try await withTimeout(endpoint.timeout) { try await l.receive() }
+            guard case .json(let m) = answer, m["type"] as? String == "started" else {
+                if case .json(let m) = answer, m["type"] as? String == "error" {
+                    throw RemoteError(code: m["code"] as? String ?? "error", message: m["message"] as? String ?? "")
+                }
+                throw RemoteError(code: "protocol", message: "the server did not start the session")
+            }
+        } catch {
+            l.close()
+            throw error
+        }
+        link.withLock { $0 = l }
+        let continuation = self.continuation
+        Task.detached {
+            do {
+                while true {
+                    guard case .json(let m) = try await l.receive() else { continue }
+                    if m["type"] as? String == "error" {
+                        continuation.finish(throwing: RemoteError(code: m["code"] as? String ?? "error", message: m["message"] as? String ?? ""))
+                        break
+                    }
+                    guard let e = RemoteEvent.parse(m) else { continue }
+                    continuation.yield(e)
+                    if case .end = e {
+                        continuation.finish()
+                        break
+                    }
+                }
+            } catch {
+                continuation.finish(throwing: error)
+            }
+            l.close()
+        }
+    }
+
+    /// Sends interleaved samples in -1...1 (at the options' rate and channels).
+    public func append(_ samples: [Float]) async throws {
+        var pcm = Data(count: samples.count * 2)
+        pcm.withUnsafeMutableBytes { raw in
+            for (i, v) in samples.enumerated() {
+                raw.storeBytes(of: Int16(max(-32768, min(32767, (v * 32768).rounded()))).littleEndian, toByteOffset: 2 * i, as: Int16.self)
+            }
+        }
+        try await append(pcm: pcm)
+    }
+
+    /// Sends interleaved s16le PCM.
+    public func append(pcm: Data) async throws {
+        guard let l = link.withLock({ $0 }) else { throw RemoteError(code: "state", message: "append before start") }
+        try await l.send(pcm)
+    }
+
+    /// Ends the audio: the utterance in flight is finished and its final delivered, then `.end(stopped)`.
+    public func stop() async throws {
+        guard let l = link.withLock({ $0 }) else { throw RemoteError(code: "state", message: "stop before start") }
+        try await l.send(["type": "stop"])
+    }
+
+    /// Discards what is pending: no further final; `.end(cancelled)`.
+    public func cancel() async {
+        guard let l = link.withLock({ $0 }) else { return }
+        try? await l.send(["type": "cancel"])
+    }
+}

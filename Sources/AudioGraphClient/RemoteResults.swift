@@ -1,0 +1,70 @@
+/// A final recognition result as the server sends it (the same fields as the engine's
+/// `RecognitionResult`: this module has no engine dependency).
+public struct RemoteResult: Sendable, Equatable {
+    /// A word with its times (seconds of the session's audio) and confidence (0...1).
+    public struct Word: Sendable, Equatable {
+        public var word: String
+        public var start: Double
+        public var end: Double
+        public var confidence: Double
+    }
+    /// An n-best alternative with its decoder score.
+    public struct Alternative: Sendable, Equatable {
+        public var text: String
+        public var score: Double
+    }
+    /// The utterance's number in the session, from 1.
+    public var utterance: Int
+    /// The words, as text.
+    public var text: String
+    /// Where the utterance starts and ends, in seconds of the session's audio.
+    public var start: Double
+    public var end: Double
+    /// The probability that the text is right (0...1).
+    public var confidence: Double
+    public var alternatives: [Alternative]
+    public var words: [Word]
+}
+
+/// What a remote session reports, in stream order (the `--json` events of CONTRACT.md).
+public enum RemoteEvent: Sendable, Equatable {
+    /// Speech began at `t` s of the session's audio.
+    case speechStart(t: Double)
+    /// Speech ended at `t`.
+    case speechEnd(t: Double)
+    /// The current guess for utterance `utterance`; it may still change.
+    case partial(utterance: Int, text: String)
+    /// The final result of an utterance.
+    case final(RemoteResult)
+    /// A warning from the server's graph.
+    case warning(String)
+    /// The session ended: `end-of-input`, `end-of-speech`, `no-speech`, `stopped`, `cancelled`,
+    /// `error`; with a suggestion for the user when there is one.
+    case end(reason: String, suggestion: String?)
+}
+
+extension RemoteEvent {
+    /// The event in a server message, or nil for one the client does not report.
+    static func parse(_ m: [String: Any]) -> RemoteEvent? {
+        func d(_ k: String, _ o: [String: Any] = [:]) -> Double { ((o.isEmpty ? m : o)[k] as? NSNumber)?.doubleValue ?? 0 }
+        switch m["type"] as? String {
+        case "speech-start": return .speechStart(t: d("t"))
+        case "speech-end": return .speechEnd(t: d("t"))
+        case "partial": return .partial(utterance: Int(d("utterance")), text: m["text"] as? String ?? "")
+        case "final":
+            let words = (m["words"] as? [[String: Any]] ?? []).map {
+                RemoteResult.Word(word: $0["word"] as? String ?? "", start: d("start", $0), end: d("end", $0), confidence: d("confidence", $0))
+            }
+            let alternatives = (m["alternatives"] as? [[String: Any]] ?? []).map {
+                RemoteResult.Alternative(text: $0["text"] as? String ?? "", score: d("score", $0))
+            }
+            return .final(RemoteResult(utterance: Int(d("utterance")), text: m["text"] as? String ?? "", start: d("start"), end: d("end"),
+                                       confidence: d("confidence"), alternatives: alternatives, words: words))
+        case "warning": return .warning(m["message"] as? String ?? "")
+        case "end": return .end(reason: m["reason"] as? String ?? "error", suggestion: m["suggestion"] as? String)
+        default: return nil
+        }
+    }
+}
+
+import Foundation

@@ -1,0 +1,75 @@
+import Foundation
+import Synchronization
+
+/// Speech from an `audiograph serve` (SpeechKit's `SKVocalizer`): text in, audio out to play
+/// on the device. A connection of its own, opened on the first ``speak(_:voice:rate:)``.
+public final class RemoteVocalizer: Sendable {
+    /// Speech the server made.
+    public struct Speech: Sendable {
+        /// Mono samples in -1...1.
+        public var samples: [Float]
+        /// Their rate.
+        public var sampleRate: Int
+        /// Whether it was cut short by ``cancel()``.
+        public var cancelled: Bool
+    }
+
+    private let endpoint: ServerEndpoint
+    private let link = Mutex<SocketLink?>(nil)
+
+    /// A vocalizer of `server`'s voices.
+    public init(_ server: ServerEndpoint) { endpoint = server }
+
+    /// Speaks `text` with `voice` (flite's: rms, slt, awb, kal16, kal) at `rate` (1: the
+    /// voice's pace) and returns the audio once it has all come. Throws a ``RemoteError``
+    /// (`voice`, `busy`, `connection-lost`, …). `onStart`/`onAudio` see it as it comes.
+    public func speak(_ text: String, voice: String = "rms", rate: Double = 1,
+                      onAudio: (@Sendable ([Float]) -> Void)? = nil) async throws -> Speech {
+        let l: SocketLink
+        if let open = link.withLock({ $0 }) {
+            l = open
+        } else {
+            l = try await SocketLink.open(endpoint)
+            link.withLock { $0 = l }
+        }
+        do {
+            try await l.send(["type": "speak", "text": text, "voice": voice, "rate": rate])
+            var speech = Speech(samples: [], sampleRate: 16000, cancelled: false)
+            while true {
+                switch try await l.receive() {
+                case .json(let m):
+                    switch m["type"] as? String {
+                    case "speak-start": speech.sampleRate = (m["rate"] as? NSNumber)?.intValue ?? 16000
+                    case "speak-end":
+                        speech.cancelled = (m["cancelled"] as? Bool) ?? false
+                        return speech
+                    case "error": throw RemoteError(code: m["code"] as? String ?? "error", message: m["message"] as? String ?? "")
+                    default: continue
+                    }
+                case .data(let d):
+                    let chunk = d.withUnsafeBytes { raw in
+                        (0..<(d.count / 2)).map { Float(Int16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self))) / 32768 }
+                    }
+                    speech.samples += chunk
+                    onAudio?(chunk)
+                }
+            }
+        } catch {
+            if (error as? RemoteError)?.code == "connection-lost" {
+                link.withLock { $0 = nil }  // the next speak connects again
+            }
+            throw error
+        }
+    }
+
+    /// Stops speech that is still coming.
+    public func cancel() async {
+        guard let l = link.withLock({ $0 }) else { return }
+        try? await l.send(["type": "cancel-speech"])
+    }
+
+    /// Closes the connection.
+    public func close() {
+        link.withLock { $0?.close(); $0 = nil }
+    }
+}

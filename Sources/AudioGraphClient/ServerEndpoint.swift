@@ -1,0 +1,50 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Where an `audiograph serve` is and how to reach it: its URL (`ws://HOST:2700` or
+/// `wss://…` behind TLS), the app's id and key (SpeechKit's `setupWithID:host:port:useSSL:`
+/// and app key), and time limits.
+public struct ServerEndpoint: Sendable {
+    /// The server's base URL, `ws://` or `wss://` (a path, if any, is replaced).
+    public var url: URL
+    /// App id and key, when the server was started with `--keys`.
+    public var app: (id: String, key: String)?
+    /// Seconds to wait for the connection (and for each answer that should come at once).
+    public var timeout: Double
+    /// Connection attempts before a session start gives up (with backoff: 0.25 s, 0.5 s, 1 s…).
+    public var attempts: Int
+
+    /// An endpoint; `app` when the server checks keys.
+    public init(url: URL, app: (id: String, key: String)? = nil, timeout: Double = 10, attempts: Int = 3) {
+        self.url = url
+        self.app = app
+        self.timeout = timeout
+        self.attempts = max(1, attempts)
+    }
+
+    /// The `/audiograph` WebSocket URL with the app's key.
+    var socketURL: URL {
+        var c = URLComponents(url: url, resolvingAgainstBaseURL: false) ?? URLComponents()
+        c.path = "/audiograph"
+        if let app { c.queryItems = [URLQueryItem(name: "app", value: app.id), URLQueryItem(name: "key", value: app.key)] }
+        return c.url ?? url
+    }
+}
+
+/// Why a remote session or vocalizer failed.
+public struct RemoteError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The server's error code (`busy`, `key`, `bad-request`, `session`, …), or the client's
+    /// own: `connection` (cannot connect), `connection-lost` (dropped mid-session), `timeout`,
+    /// `protocol` (an answer that makes no sense).
+    public var code: String
+    /// What happened, in words.
+    public var message: String
+    /// Makes one.
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,181 @@
+import CCivetweb
+import Foundation
+import Synchronization
+
+/// One WebSocket to the server's `/audiograph` protocol, on civetweb's client (the library
+/// the server uses). Foundation's `URLSessionWebSocketTask` was the first choice, measured
+/// first: on Linux it goes through the system libcurl, and Debian 12's (7.88) is built
+/// without WebSocket support ("WebSockets not supported by libcurl", every send fails).
+///
+/// civetweb calls back on a thread of its own with each frame; messages are put together and
+/// handed to ``receive()`` in order. Writes are masked frames, whole, under civetweb's lock.
+final class SocketLink: @unchecked Sendable {
+    enum Message: @unchecked Sendable {
+        case json([String: Any])
+        case data(Data)
+    }
+
+    private var connection: OpaquePointer?
+    let endpoint: ServerEndpoint
+    private let inbox: AsyncStream<Result<Message, RemoteError>>
+    private let post: AsyncStream<Result<Message, RemoteError>>.Continuation
+    private var iterator: AsyncStream<Result<Message, RemoteError>>.AsyncIterator
+    private var fragments: [UInt8] = []
+    private var fragmentOpcode: Int32 = 0
+    private let closed = Mutex(false)
+
+    private init(endpoint: ServerEndpoint) {
+        self.endpoint = endpoint
+        (inbox, post) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        iterator = inbox.makeAsyncIterator()
+    }
+
+    /// Opens a link, trying `endpoint.attempts` times with backoff (0.25 s, 0.5 s, 1 s, …).
+    static func open(_ endpoint: ServerEndpoint) async throws -> SocketLink {
+        var delay = 0.25
+        var last = RemoteError(code: "connection", message: "cannot connect to \(endpoint.url)")
+        for attempt in 1...endpoint.attempts {
+            let link = SocketLink(endpoint: endpoint)
+            do {
+                try await link.connect()
+                return link
+            } catch let e as RemoteError {
+                last = e
+                if attempt < endpoint.attempts {
+                    try await Task.sleep(for: .seconds(delay))
+                    delay *= 2
+                }
+            }
+        }
+        throw last
+    }
+
+    private func connect() async throws {
+        let url = endpoint.socketURL
+        guard let host = url.host, ["ws", "wss"].contains(url.scheme ?? "") else {
+            throw RemoteError(code: "connection", message: "\(endpoint.url): expected ws://HOST:PORT or wss://HOST:PORT")
+        }
+        let tls = url.scheme == "wss"
+        let port = url.port ?? (tls ? 443 : 80)
+        let target = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?" + $0 } ?? "")
+        let me = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
+        let timeout = endpoint.timeout
+        // civetweb's connect blocks (handshake included): off the cooperative pool, bounded.
+        let made: Result<UInt, RemoteError> = try await withTimeout(timeout) {
+            await withCheckedContinuation { c in
+                Thread.detachNewThread {
+                    _ = SocketLink.libraryReady
+                    var error = [CChar](repeating: 0, count: 256)
+                    let conn = mg_connect_websocket_client(host, Int32(port), tls ? 1 : 0, &error, error.count, target, nil, { conn, flags, data, length, user in
+                        let link = Unmanaged<SocketLink>.fromOpaque(user!).takeUnretainedValue()
+                        return link.frame(flags: flags, bytes: UnsafeRawBufferPointer(start: data, count: length)) ? 1 : 0
+                    }, { _, user in
+                        Unmanaged<SocketLink>.fromOpaque(user!).takeUnretainedValue().lost()
+                    }, UnsafeMutableRawPointer(bitPattern: me))
+                    if let conn {
+                        c.resume(returning: .success(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(conn)))))
+                    } else {
+                        let why = String(cString: error)
+                        c.resume(returning: .failure(RemoteError(code: "connection", message: "cannot connect to \(host):\(port): \(why.isEmpty ? "refused" : why)")))
+                    }
+                }
+            }
+        }
+        connection = OpaquePointer(bitPattern: try made.get())
+        // The link is retained while civetweb may call back into it.
+        _ = Unmanaged.passRetained(self)
+    }
+
+    /// civetweb's frames (its client thread): put messages together, post them.
+    private func frame(flags: Int32, bytes: UnsafeRawBufferPointer) -> Bool {
+        let opcode = flags & 0xF
+        switch opcode {
+        case 0x8: return false
+        case 0x9, 0xA: return true
+        case 0x1, 0x2:
+            fragments.removeAll(keepingCapacity: true)
+            fragmentOpcode = opcode
+        default: break
+        }
+        fragments.append(contentsOf: bytes)
+        guard flags & 0x80 != 0 else { return true }
+        if fragmentOpcode == 0x1 {
+            guard let o = (try? JSONSerialization.jsonObject(with: Data(fragments))) as? [String: Any] else {
+                post.yield(.failure(RemoteError(code: "protocol", message: "the server sent something other than a JSON object")))
+                return true
+            }
+            post.yield(.success(.json(o)))
+        } else {
+            post.yield(.success(.data(Data(fragments))))
+        }
+        return true
+    }
+
+    /// The connection closed (either side).
+    private func lost() {
+        closed.withLock { $0 = true }
+        post.yield(.failure(RemoteError(code: "connection-lost", message: "the connection to the server dropped")))
+        post.finish()
+        Unmanaged.passUnretained(self).release()  // civetweb will not call back any more
+    }
+
+    func send(_ object: [String: Any]) async throws {
+        let data = try JSONSerialization.data(withJSONObject: object)
+        try write(opcode: Int32(MG_WEBSOCKET_OPCODE_TEXT), data)
+    }
+
+    func send(_ data: Data) async throws { try write(opcode: Int32(MG_WEBSOCKET_OPCODE_BINARY), data) }
+
+    private func write(opcode: Int32, _ data: Data) throws {
+        guard let connection, !closed.withLock({ $0 }) else {
+            throw RemoteError(code: "connection-lost", message: "the connection to the server dropped")
+        }
+        var bytes = [UInt8](data)
+        if bytes.isEmpty { bytes = [] }
+        let n = bytes.withUnsafeMutableBufferPointer { p in
+            p.baseAddress.map { base in base.withMemoryRebound(to: CChar.self, capacity: p.count) { mg_websocket_client_write(connection, opcode, $0, p.count) } }
+                ?? mg_websocket_client_write(connection, opcode, "", 0)
+        }
+        if n <= 0 { throw RemoteError(code: "connection-lost", message: "the connection to the server dropped (a write failed)") }
+    }
+
+    /// The next message, in order; throws `connection-lost` when the connection drops.
+    func receive() async throws -> Message {
+        guard let next = await iterator.next() else {
+            throw RemoteError(code: "connection-lost", message: "the connection to the server dropped")
+        }
+        return try next.get()
+    }
+
+    func close() {
+        if let connection, !closed.withLock({ $0 }) {
+            var code: [UInt8] = [0x03, 0xE8]  // 1000, normal closure
+            _ = code.withUnsafeMutableBufferPointer { p in
+                p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: 2) {
+                    mg_websocket_client_write(connection, Int32(MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE), $0, 2)
+                }
+            }
+            mg_close_connection(connection)
+        }
+    }
+
+    /// civetweb's library state, initialised once (with TLS for wss://).
+    static let libraryReady: Bool = {
+        mg_init_library(2)
+        return true
+    }()
+}
+
+/// Runs `body`, failing with `timeout` after `seconds`.
+func withTimeout<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            throw RemoteError(code: "timeout", message: "no answer from the server in \(seconds) s")
+        }
+        let first = try await group.next()!
+        group.cancelAll()
+        return first
+    }
+}

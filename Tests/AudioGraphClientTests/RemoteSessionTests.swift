@@ -1,0 +1,138 @@
+import AudioGraphClient
+import AudioGraphTestSupport
+import Foundation
+import Testing
+
+/// The Swift client against a real `audiograph serve` (the debug binary, started per test on
+/// a free port), with flite speech.
+@Suite(.serialized) struct RemoteSessionTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// A running server; stopped (SIGKILL) with ``kill()``.
+    final class Server: @unchecked Sendable {
+        let process = Process()
+        let port: Int
+
+        init(port: Int = 0, arguments: [String] = []) throws {
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("ag-client-serve-\(UUID().uuidString).log")
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.executableURL = RemoteSessionTests.root.appendingPathComponent(".build/debug/audiograph")
+            process.arguments = ["serve", "--wyoming", "none", "--http", "127.0.0.1:\(port)", "--graphs",
+                                 RemoteSessionTests.root.appendingPathComponent("Graphs").path] + arguments
+            process.standardError = try FileHandle(forWritingTo: log)
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(60)
+            var found: Int?
+            while Date() < deadline, found == nil, process.isRunning {
+                let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                if text.contains("serve: ready"), let r = text.range(of: #"websocket on 127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+                    found = Int(text[r].split(separator: ":").last!)
+                }
+                usleep(50_000)
+            }
+            guard let found else { throw RemoteError(code: "test", message: "the server did not start") }
+            self.port = found
+        }
+
+        var endpoint: ServerEndpoint { ServerEndpoint(url: URL(string: "ws://127.0.0.1:\(port)")!) }
+
+        func kill() {
+            if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+
+        deinit { kill() }
+    }
+
+    static func samples(_ text: String, rate: Int = 16000) throws -> [Float] {
+        let wav = try #require(Flite.speech(text))
+        let converted = try #require(Flite.convert(wav, rate: rate, channels: 1))
+        let d = try Data(contentsOf: converted)
+        // A canonical WAV from sox: the data chunk after a 44-byte header.
+        return d.dropFirst(44).withUnsafeBytes { raw in
+            (0..<(raw.count / 2)).map { Float(Int16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self))) / 32768 }
+        }
+    }
+
+    static var hasFlite: Bool { Flite.isAvailable && FileManager.default.isExecutableFile(atPath: "/usr/bin/sox") }
+
+    @Test(.enabled(if: hasFlite, "flite or sox is not installed")) func aRemoteSessionHearsAndAVocalizerSpeaks() async throws {
+        let server = try Server()
+        defer { server.kill() }
+        let session = RemoteRecognitionSession(server.endpoint, options: .init(graph: "dictation", sampleRate: 22050, partials: 0.1))
+        try await session.start()
+        let audio = try Self.samples("find japanese restaurants nearby", rate: 22050)
+        for at in stride(from: 0, to: audio.count, by: 2205) {
+            try await session.append(Array(audio[at..<min(audio.count, at + 2205)]))
+        }
+        try await session.append([Float](repeating: 0, count: 22050))
+        try await session.stop()
+        var finals: [RemoteResult] = []
+        var partials = 0
+        var end: String?
+        for try await e in session.events {
+            switch e {
+            case .final(let r): finals.append(r)
+            case .partial: partials += 1
+            case .end(let reason, _): end = reason
+            default: break
+            }
+        }
+        #expect(end == "stopped")
+        #expect(finals.first?.text.contains("japanese") == true, "\(finals)")
+        #expect(finals.first.map { !$0.words.isEmpty && $0.confidence > 0 } == true)
+        #expect(partials > 0)
+
+        let vocalizer = RemoteVocalizer(server.endpoint)
+        let speech = try await vocalizer.speak("The kitchen light is on.")
+        #expect(speech.sampleRate == 16000 && speech.samples.count > 8000 && !speech.cancelled)
+        await #expect(throws: RemoteError.self) { _ = try await vocalizer.speak("hi", voice: "nobody") }
+        vocalizer.close()
+    }
+
+    @Test func aDroppedConnectionFailsTheSessionAndTheNextReconnects() async throws {
+        let server = try Server()
+        let port = server.port
+        let session = RemoteRecognitionSession(server.endpoint)
+        try await session.start()
+        try await session.append([Float](repeating: 0, count: 1600))
+        server.kill()
+        do {
+            for try await _ in session.events {}
+            Issue.record("the session ended without an error")
+        } catch let e as RemoteError {
+            #expect(e.code == "connection-lost", "\(e)")
+        }
+        // The next session: the server comes back on the same port while the client retries.
+        let endpoint = ServerEndpoint(url: URL(string: "ws://127.0.0.1:\(port)")!, timeout: 5, attempts: 8)
+        let restart = Task.detached { try Server(port: port) }
+        let next = RemoteRecognitionSession(endpoint)
+        try await next.start()
+        await next.cancel()
+        var reason: String?
+        for try await e in next.events { if case .end(let r, _) = e { reason = r } }
+        #expect(reason == "cancelled")
+        try await restart.value.kill()
+    }
+
+    @Test func aWrongKeyOrAnUnknownGraphIsAClearError() async throws {
+        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("ag-client-keys-\(getpid())")
+        try "kiosk s3cret\n".write(to: keys, atomically: true, encoding: .utf8)
+        let server = try Server(arguments: ["--keys", keys.path])
+        defer { server.kill() }
+        var wrong = server.endpoint
+        wrong.app = ("kiosk", "nope")
+        await #expect(throws: RemoteError(code: "key", message: "missing or wrong app key: connect with ?app=ID&key=KEY")) {
+            try await RemoteRecognitionSession(wrong).start()
+        }
+        var right = server.endpoint
+        right.app = ("kiosk", "s3cret")
+        do {
+            try await RemoteRecognitionSession(right, options: .init(graph: "nosuch")).start()
+            Issue.record("an unknown graph started")
+        } catch let e as RemoteError {
+            #expect(e.code == "bad-request" && e.message.contains("nosuch"), "\(e)")
+        }
+    }
+}
