@@ -51,13 +51,16 @@ let package = Package(
                 exclude: ["TUNING.md"]),
         .target(
             name: "AudioGraph",
-            dependencies: ["AudioGraphCore", "AudioGraphDSP", "AudioGraphPulse", "AudioGraphSpeech"]),
+            dependencies: ["AudioGraphCore", "AudioGraphDSP", "AudioGraphPulse", "AudioGraphSpeech", "AudioGraphRemote"]),
 
         /// `audiograph serve`: Wyoming and WebSocket speech server over the engine.
         .target(name: "AudioGraphServer", dependencies: ["AudioGraph", "AudioGraphCore", "AudioGraphSpeech", "CCivetweb"]),
 
         /// Remote recognition and speech over `audiograph serve`'s WebSocket (no engine, no PocketSphinx).
         .target(name: "AudioGraphClient", dependencies: ["CCivetweb"]),
+
+        /// Nodes whose work is done by an `audiograph serve` (remote-recognizer).
+        .target(name: "AudioGraphRemote", dependencies: ["AudioGraphCore", "AudioGraphClient"]),
 
         /// Test support: in-memory sources, offline rendering, signals (tests only).
         .target(name: "AudioGraphTestSupport", dependencies: ["AudioGraphCore"]),

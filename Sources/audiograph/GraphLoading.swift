@@ -2,13 +2,14 @@ import AudioGraph
 import AudioGraphCore
 import Foundation
 
-/// Loads a graph file, applies `--source`, `--sink` and `--set`, and validates it.
+/// Loads a graph file, applies `--server`, `--source`, `--sink` and `--set`, and validates it.
 enum GraphLoading {
     /// `checkSources`: a `--source` file that is missing or a folder is reported at its
     /// argument (a run needs it; `validate` and `dot` do not).
-    static func load(_ path: String, sources: [String], sinks: [String] = [], sets: [String],
+    static func load(_ path: String, sources: [String], sinks: [String] = [], sets: [String], server: String? = nil,
                      registry: NodeRegistry = .builtin, checkSources: Bool = false) throws -> ValidatedGraph {
         var graph = try GraphFile.load(GraphLocator.resolve(path), registry: registry)
+        if let server { try GraphEdits.server(server, in: &graph) }
         for s in sources {
             let (node, file) = GraphEdits.splitTarget(s, graph: graph)
             try GraphEdits.source(file, node: node, in: &graph, registry: registry)

@@ -7,7 +7,7 @@ enum RunCommand: Command {
     static let name = "run"
     static let abstract = "Run a graph until its inputs end or Ctrl-C."
     static let help = """
-        USAGE: audiograph run GRAPH.json [--source [NODE=]FILE]... [--sink [NODE=]FILE]... [--set NODE.PARAM=VALUE]... [--json] [--realtime]
+        USAGE: audiograph run GRAPH.json [--source [NODE=]FILE]... [--sink [NODE=]FILE]... [--set NODE.PARAM=VALUE]... [--server URL] [--json] [--realtime]
                audiograph run --list
 
         Runs the graph. GRAPH may also be the name of an installed graph (`audiograph run
@@ -28,6 +28,9 @@ enum RunCommand: Command {
                                   assistant's answers, offline).
           --sink NODE=FILE        Replace playback node NODE (repeatable).
           --set NODE.PARAM=VALUE  Override a node parameter (repeatable).
+          --server URL            Recognise on the speech server at URL (ws://HOST:PORT, an
+                                  `audiograph serve`): the graph's recognizers become
+                                  remote-recognizer nodes; capture, vad and end of speech stay here.
           --json                  Print one JSON event per line on stdout and nothing else there.
           --realtime              Pace file input to real time.
           --block FRAMES          Frames per block at the sources (default 1024).
@@ -51,6 +54,7 @@ enum RunCommand: Command {
         }
         let sources = try args.options("--source"), sets = try args.options("--set"), sinks = try args.options("--sink")
         let json = args.flag("--json"), realtime = args.flag("--realtime")
+        let server = try args.options("--server").last
         let blockText = try args.options("--block").last
         guard let path = try? args.positional("graph file") else {
             throw UsageError("run: missing graph file (a graph file, or an installed graph: `audiograph run --list`; "
@@ -72,7 +76,7 @@ enum RunCommand: Command {
         }
 
         let signals = SignalHandler()
-        let graph = try GraphLoading.load(path, sources: sources, sinks: sinks, sets: sets, checkSources: true)
+        let graph = try GraphLoading.load(path, sources: sources, sinks: sinks, sets: sets, server: server, checkSources: true)
         GraphLoading.printNotices(graph)
         // The live area (partial, status, level) only on a terminal, never with --json.
         let display = !json && isatty(STDOUT_FILENO) == 1

@@ -38,8 +38,9 @@ import Testing
     ]
 
     /// The PulseAudio nodes need a server; the recognizer needs speech (`recognizerBlockCuts`);
-    /// a stream-source needs a program pushing audio from another thread (StreamSourceTests).
-    static let excluded: Set<String> = ["pulse-source", "pulse-sink", "recognizer", "stream-source"]
+    /// a stream-source needs a program pushing audio from another thread (StreamSourceTests);
+    /// a remote-recognizer needs a speech server (RemoteRecognizerTests).
+    static let excluded: Set<String> = ["pulse-source", "pulse-sink", "recognizer", "stream-source", "remote-recognizer"]
 
     /// Block sizes: the reference cut, then odd sizes with empty blocks among them.
     static let cuts: [[Int]] = [[1024], [1, 7, 0, 333, 1000, 0, 5, 64]]

@@ -69,6 +69,29 @@ public enum GraphEdits {
         return graph.nodes[pick[0]].id
     }
 
+    /// Points the graph's recognizers at the speech server at `url` (`run --server`): each
+    /// `recognizer` becomes a `remote-recognizer` keeping its id, its `partials`,
+    /// `alternatives` and `grammar`, recognising with the server's graph of the same name as
+    /// this one (`dictation`, `transcribe`, `command`), else `dictation`. A wake-word or
+    /// key-phrase recognizer is refused: the server does not spot them for a graph yet.
+    public static func server(_ url: String, in graph: inout GraphDescription) throws(GraphError) {
+        let recognizers = graph.nodes.indices.filter { graph.nodes[$0].type == "recognizer" }
+        guard !recognizers.isEmpty else { throw GraphError(.badOverride, "--server: the graph has no recognizer to do remotely", file: graph.file) }
+        let serverGraph = ["dictation", "transcribe", "command"].contains(graph.name) ? graph.name : "dictation"
+        for i in recognizers {
+            let old = graph.nodes[i]
+            if let p = ["wake-word", "keyphrase"].first(where: { old.params[$0] != nil }) {
+                throw GraphError(.badOverride, "--server: node \"\(old.id)\" uses \(p), which a remote recognizer does not do yet; "
+                                 + "run this graph locally", file: graph.file, node: old.id)
+            }
+            var params: [String: ParameterValue] = ["server": .string(url), "graph": .string(old.params["grammar"] != nil ? "command" : serverGraph)]
+            for k in ["partials", "alternatives", "grammar"] { if let v = old.params[k] { params[k] = v } }
+            graph.nodes[i] = NodeSpec(id: old.id, type: "remote-recognizer", params: params, location: old.location)
+            // The remote recognizer has no control ports yet (verdict, results, gate): their links go.
+            graph.controls?.removeAll { $0.from.node == old.id || $0.to.node == old.id }
+        }
+    }
+
     /// Replaces a playback node (`pulse-sink`) with a `wav-sink` writing `path`, so a graph
     /// that speaks can run offline. `target` names the node; when nil the graph must have
     /// exactly one playback node.

@@ -1,6 +1,7 @@
 import AudioGraphCore
 import AudioGraphDSP
 import AudioGraphPulse
+import AudioGraphRemote
 import AudioGraphSpeech
 
 extension NodeRegistry {
@@ -15,6 +16,7 @@ extension NodeRegistry {
         r.register(EndOfSpeechDetector.descriptor)
         r.register(Recognizer.descriptor)
         r.register(SpeechSynth.descriptor)
+        r.register(RemoteRecognizer.descriptor)
         r.converter = NodeRegistry.formatConverter
         return r
     }()

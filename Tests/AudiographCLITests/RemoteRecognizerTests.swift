@@ -1,0 +1,125 @@
+import AudioGraphTestSupport
+import Foundation
+import Testing
+
+/// `run --server`: a graph whose recognizer is a `remote-recognizer` on a real
+/// `audiograph serve` gives the local graph's finals; its faults are one line each.
+@Suite struct RemoteRecognizerTests {
+    /// An `audiograph serve` on a free port, killed at the end.
+    final class Server: @unchecked Sendable {
+        let process = Process()
+        let url: String
+        let log: URL
+
+        init(arguments: [String] = []) throws {
+            log = CLI.tempDir().appendingPathComponent("serve.log")
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.executableURL = CLI.binary
+            process.arguments = ["serve", "--wyoming", "none", "--http", "127.0.0.1:0", "--graphs",
+                                 CLI.packageRoot.appendingPathComponent("Graphs").path] + arguments
+            process.standardError = try FileHandle(forWritingTo: log)
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            var port: Substring?
+            for _ in 0..<600 where port == nil {
+                let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                if text.contains("serve: ready"), let r = text.range(of: #"websocket on 127\.0\.0\.1:\d+"#, options: .regularExpression) {
+                    port = text[r].split(separator: ":").last
+                }
+                usleep(50_000)
+            }
+            guard let port else { throw CancellationError() }
+            url = "ws://127.0.0.1:\(port)"
+        }
+
+        func kill() {
+            if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+        deinit { kill() }
+    }
+
+    /// Half a second of silence, 16 kHz mono.
+    static func silence() throws -> String {
+        let url = CLI.tempDir().appendingPathComponent("silence.wav")
+        try WAVFixture.write(url, rate: 16000, channels: 1, bits: 16, samples: [Int32](repeating: 0, count: 8000))
+        return url.path
+    }
+
+    /// The finals of a run, as their JSON lines without the node id.
+    static func finals(_ r: CLI.Result) -> [String] {
+        r.stdoutLines.filter { $0.contains(#""type":"final""#) }
+    }
+
+    /// What must be equal between a local and a remote final: the text, the utterance's and
+    /// every word's times. The remote path carries 16-bit audio, so confidences may differ in
+    /// the second or third decimal (utterances within 0.01, words within 0.02) and the decoder's raw scores by a few units.
+    static func same(_ a: [String], _ b: [String]) -> Bool {
+        func parse(_ s: String) -> [String: Any] { (try? JSONSerialization.jsonObject(with: Data(s.utf8))) as? [String: Any] ?? [:] }
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a.map(parse), b.map(parse)) {
+            func n(_ o: [String: Any], _ k: String) -> Double { (o[k] as? NSNumber)?.doubleValue ?? .nan }
+            guard x["text"] as? String == y["text"] as? String, n(x, "start") == n(y, "start"), n(x, "end") == n(y, "end"),
+                  abs(n(x, "confidence") - n(y, "confidence")) <= 0.01 else { return false }
+            let wx = x["words"] as? [[String: Any]] ?? [], wy = y["words"] as? [[String: Any]] ?? []
+            guard wx.count == wy.count else { return false }
+            for (p, q) in zip(wx, wy) where p["word"] as? String != q["word"] as? String || n(p, "start") != n(q, "start")
+                || n(p, "end") != n(q, "end") || abs(n(p, "confidence") - n(q, "confidence")) > 0.02 { return false }
+        }
+        return true
+    }
+
+    @Test(.flite) func theRemoteGraphGivesTheLocalFinals() throws {
+        let wav = try #require(Flite.speech(["go forward ten meters", "find japanese restaurants nearby"], pause: 1.5))
+        let server = try Server()
+        defer { server.kill() }
+        let local = try CLI.run(["run", "Graphs/dictation.json", "--source", wav.path, "--json"])
+        let remote = try CLI.run(["run", "Graphs/dictation.json", "--source", wav.path, "--json", "--server", server.url])
+        #expect(remote.status == 0, "\(remote.stderr)")
+        #expect(Self.finals(local).count == 2)
+        #expect(Self.same(Self.finals(remote), Self.finals(local)), "\(Self.finals(local))\n\(Self.finals(remote))")
+    }
+
+    @Test(.sharedCorpus) func theCorpusGivesTheSameFinalsThroughTheServer() throws {
+        let server = try Server()
+        defer { server.kill() }
+        let files = try FileManager.default.contentsOfDirectory(atPath: CLI.sharedCorpus.path)
+            .filter { ($0.hasPrefix("ps_") || $0.hasPrefix("arctic_")) && $0.hasSuffix(".wav") }.sorted()
+        var same = 0
+        for f in files {
+            let path = CLI.sharedCorpus.appendingPathComponent(f).path
+            let local = Self.finals(try CLI.run(["run", "Graphs/dictation.json", "--source", path, "--json"]))
+            let remote = Self.finals(try CLI.run(["run", "Graphs/dictation.json", "--source", path, "--json", "--server", server.url]))
+            if Self.same(local, remote) && !local.isEmpty { same += 1 } else { Issue.record("\(f): local \(local) remote \(remote)") }
+        }
+        #expect(same == files.count && !files.isEmpty)
+    }
+
+    @Test func aServerThatIsNotThereIsOneLineAndExit1() throws {
+        let r = try CLI.run(["run", "Graphs/dictation.json", "--source", try Self.silence(), "--server", "ws://127.0.0.1:9"])
+        #expect(r.status == 1)
+        #expect(r.stderrLines.count == 1 && r.stderr.contains("speech server ws://127.0.0.1:9"), "\(r.stderr)")
+    }
+
+    @Test func aWrongKeyIsOneLine() throws {
+        let keys = CLI.tempDir().appendingPathComponent("keys")
+        try "kiosk s3cret\n".write(to: keys, atomically: true, encoding: .utf8)
+        let server = try Server(arguments: ["--keys", keys.path])
+        defer { server.kill() }
+        let r = try CLI.run(["run", "Graphs/dictation.json", "--source", try Self.silence(), "--server", server.url,
+                             "--set", "asr.app=kiosk", "--set", "asr.key=wrong"])
+        #expect(r.status == 1)
+        #expect(r.stderrLines.count == 1 && r.stderr.contains("refused the app key"), "\(r.stderr)")
+    }
+
+    @Test(.flite) func aServerKilledMidRunEndsTheRunWithAnErrorNamingIt() throws {
+        let wav = try #require(Flite.speech(["go forward ten meters", "find japanese restaurants nearby"], pause: 1.5))
+        let server = try Server()
+        let started = Date()
+        let r = try CLI.run(["run", "Graphs/dictation.json", "--source", wav.path, "--json", "--realtime", "--server", server.url],
+                            timeout: 30, during: { usleep(1_500_000); server.kill() })
+        #expect(r.status == 1)
+        #expect(r.stdout.contains(#""type":"error""#) && r.stdout.contains("speech server \(server.url)"), "\(r.stdout)")
+        #expect(Date().timeIntervalSince(started) < 20)  // nothing hangs
+    }
+}
