@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Where an `audiograph serve` is and how to reach it: its URL (`ws://HOST:2700` or
 /// `wss://…` behind TLS), the app's id and key (SpeechKit's `setupWithID:host:port:useSSL:`

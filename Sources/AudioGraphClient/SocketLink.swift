@@ -75,7 +75,7 @@ final class SocketLink: @unchecked Sendable {
                     if let conn {
                         c.resume(returning: .success(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(conn)))))
                     } else {
-                        let why = String(cString: error)
+                        let why = String(decoding: error.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
                         c.resume(returning: .failure(RemoteError(code: "connection", message: "cannot connect to \(host):\(port): \(why.isEmpty ? "refused" : why)")))
                     }
                 }

@@ -44,6 +44,7 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     private var ring = FrameRing(channels: 1, capacity: 1)
     private var isLive = false
     private var renderReady = Readiness()
+    private var eventsReady = Wakeup()
     private var session: RemoteRecognitionSession?
     private let pending = Mutex<[EngineEvent]>([])
     private let inputEnded = Atomic<Bool>(false)
@@ -79,6 +80,7 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     public func prepare(_ context: PrepareContext) throws(EngineError) {
         isLive = context.isLive
         renderReady = context.renderReady
+        eventsReady = context.eventsReady
         ring = FrameRing(channels: 1, capacity: 16000 * 5)
         options.sampleRate = Int(context.inputFormats[0].sampleRate)
         if let grammarPath {
@@ -106,6 +108,7 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     private func startTasks(_ s: RemoteRecognitionSession) {
         let ring = self.ring
         let readiness = renderReady
+        let wake = eventsReady
         sender = Task.detached { [self] in
             var block = [Float](repeating: 0, count: 1600)
             while true {
@@ -124,7 +127,10 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         receiver = Task.detached { [self] in
             do {
                 for try await e in s.events {
-                    if let event = convert(e) { pending.withLock { $0.append(event) } }
+                    if let event = convert(e) {
+                        pending.withLock { $0.append(event) }
+                        wake.signal()  // the delivery thread takes it now, not at its next round
+                    }
                 }
             } catch {
                 let why = (error as? RemoteError)?.message ?? "\(error)"

@@ -95,6 +95,12 @@ def test_the_page_hears_shows_and_speaks(server, speech):
             await b.until("ag.ended.length > 0")
             state = await b.js("JSON.stringify(ag)")
             shown = await b.js("document.getElementById('transcript').innerText")
+            if os.environ.get("AG_PAGE_SCREENSHOT"):
+                # The README's picture of the page (Tools/test does not set it).
+                await b.call("Emulation.setDeviceMetricsOverride", width=720, height=760, deviceScaleFactor=1, mobile=False)
+                shot = await b.call("Page.captureScreenshot", format="png")
+                with open(os.environ["AG_PAGE_SCREENSHOT"], "wb") as f:
+                    f.write(__import__("base64").b64decode(shot["data"]))
             # Speech out: the page plays what the server says; an AnalyserNode measures it.
             await b.js("ag.speak('The kitchen light is on.')")
             await b.until("ag.spokenPeak > 0.05", timeout=20)
