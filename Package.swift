@@ -25,6 +25,8 @@ let package = Package(
         // links libpulse itself.
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
+        /// speexdsp: the echo canceller's adaptive filter and preprocessor.
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         /// flite's headers (flite1-dev), its libraries opened at first use (CFlite.h).
         .target(name: "CFlite"),
@@ -44,7 +46,7 @@ let package = Package(
 
         // MARK: Engine
         .target(name: "AudioGraphCore", dependencies: ["CSndFile", "CDSPKernels"]),
-        .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CFFTW", "CDSPKernels"], exclude: ["Speech/TUNING.md"]),
+        .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CFFTW", "CDSPKernels", "CSpeexDSP"], exclude: ["Speech/TUNING.md"]),
         .target(name: "AudioGraphPulse", dependencies: ["AudioGraphCore", "CPulse"],
                 linkerSettings: [.linkedLibrary("pulse")]),  // CPulse has no pkgConfig (see above)
         .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "AudioGraphDSP", "CPocketSphinx", "CPocketSphinxSupport", "CFlite"],

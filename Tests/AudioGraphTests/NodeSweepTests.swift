@@ -35,6 +35,7 @@ import Testing
         Case(type: "test-signal", params: ["rate": 16000, "duration": 0.7], inputs: [], ratio: nil),
         Case(type: "file-source", inputs: [], ratio: nil),
         Case(type: "speech-synth", params: ["text": "ten"], inputs: [], ratio: nil),
+        Case(type: "echo-canceller", inputs: [Case.mono16k, Case.mono16k]),
     ]
 
     /// The PulseAudio nodes need a server; the recognizer needs speech (`recognizerBlockCuts`);
