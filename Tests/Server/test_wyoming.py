@@ -295,3 +295,17 @@ def test_a_client_that_stops_reading_stalls_nobody_else(server):
         time.sleep(0.5)
     s.close()
     assert "stopped reading" in server.text()
+
+
+def test_unix_socket(speech, tmp_path):
+    path = str(tmp_path / "wyoming.sock")
+    s = Server("--http", "none", wyoming=f"unix://{path}")
+    try:
+        async def go():
+            from wyoming.client import AsyncUnixClient
+            async with AsyncUnixClient(path) as c:
+                await c.write_event(Describe().event())
+                return await c.read_event()
+        assert Info.is_type(run(go()).type)
+    finally:
+        s.stop()
