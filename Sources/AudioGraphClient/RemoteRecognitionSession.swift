@@ -78,7 +78,16 @@ public final class RemoteRecognitionSession: Sendable {
         if let p = options.partials { start["partials"] = p }
         if let a = options.alternatives { start["alternatives"] = a }
         do {
-            try await l.send(start)
+            do {
+                try await l.send(start)
+            } catch {
+                // A server that refuses at once (a wrong key, draining) says why and closes:
+                // its reason may have come before the send found the connection closed.
+                if case .json(let m)? = try? await l.receive(), m["type"] as? String == "error" {
+                    throw RemoteError(code: m["code"] as? String ?? "error", message: m["message"] as? String ?? "")
+                }
+                throw error
+            }
             let answer = try await withTimeout(endpoint.timeout) { try await l.receive() }
             guard case .json(let m) = answer, m["type"] as? String == "started" else {
                 if case .json(let m) = answer, m["type"] as? String == "error" {

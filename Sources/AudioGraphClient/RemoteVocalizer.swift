@@ -33,7 +33,14 @@ public final class RemoteVocalizer: Sendable {
             link.withLock { $0 = l }
         }
         do {
-            try await l.send(["type": "speak", "text": text, "voice": voice, "rate": rate])
+            do {
+                try await l.send(["type": "speak", "text": text, "voice": voice, "rate": rate])
+            } catch {
+                if case .json(let m)? = try? await l.receive(), m["type"] as? String == "error" {  // refused at once: why
+                    throw RemoteError(code: m["code"] as? String ?? "error", message: m["message"] as? String ?? "")
+                }
+                throw error
+            }
             var speech = Speech(samples: [], sampleRate: 16000, cancelled: false)
             while true {
                 switch try await l.receive() {
