@@ -26,7 +26,8 @@ final class BurstSource: AudioNode {
 }
 
 /// A node that works behind the audio with a queue of 4 blocks, taken by a thread of its
-/// own at 1 ms a block (slower than the burst): a full queue drops, as a live recognizer's.
+/// own at 5 ms a block (far slower than the burst, even under ThreadSanitizer, where a block
+/// takes the render thread about 1 ms): a full queue drops, as a live recognizer's.
 final class SlowBehind: AudioNode, @unchecked Sendable {
     static let descriptor = NodeDescriptor(
         type: "slow-behind", summary: "A slow consumer behind the audio (tests).", role: .sink,
@@ -45,7 +46,7 @@ final class SlowBehind: AudioNode, @unchecked Sendable {
         thread.start { w in
             while true {
                 if let (i, _) = q.next() {
-                    usleep(1000)
+                    usleep(5000)
                     box.value.taken.add(1, ordering: .relaxed)
                     q.release(i)
                 } else if w.isStopping {
