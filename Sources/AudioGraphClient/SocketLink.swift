@@ -130,12 +130,7 @@ final class SocketLink: @unchecked Sendable {
         guard let connection, !closed.withLock({ $0 }) else {
             throw RemoteError(code: "connection-lost", message: "the connection to the server dropped")
         }
-        var bytes = [UInt8](data)
-        if bytes.isEmpty { bytes = [] }
-        let n = bytes.withUnsafeMutableBufferPointer { p in
-            p.baseAddress.map { base in base.withMemoryRebound(to: CChar.self, capacity: p.count) { mg_websocket_client_write(connection, opcode, $0, p.count) } }
-                ?? mg_websocket_client_write(connection, opcode, "", 0)
-        }
+        let n = data.withUnsafeBytes { mg_websocket_client_write(connection, opcode, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
         if n <= 0 { throw RemoteError(code: "connection-lost", message: "the connection to the server dropped (a write failed)") }
     }
 

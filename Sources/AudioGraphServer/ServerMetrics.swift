@@ -37,14 +37,6 @@ public final class ServerMetrics: Sendable {
         }
     }
 
-    /// Sessions in flight now, over every protocol.
-    public var active: Int { counts.withLock { $0.active.values.reduce(0, +) } }
-
-    /// Refusals so far for `reason` over every protocol (tests, logs).
-    public func refusals(_ reason: String) -> Int {
-        counts.withLock { $0.refused.filter { $0.key.hasSuffix("/" + reason) }.values.reduce(0, +) }
-    }
-
     /// The Prometheus text format (version 0.0.4).
     public func exposition(ready: Bool, draining: Bool) -> String {
         let c = counts.withLock { $0 }

@@ -143,14 +143,7 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
         while at < samples.count {
             if speechCancelled.withLock({ $0 }) { cancelled = true; break }
             let n = min(sampleRate / 10, samples.count - at)
-            var pcm = Data(count: 2 * n)
-            pcm.withUnsafeMutableBytes { raw in
-                for i in 0..<n {
-                    raw.storeBytes(of: Int16(max(-32768, min(32767, (samples[at + i] * 32768).rounded()))).littleEndian,
-                                   toByteOffset: 2 * i, as: Int16.self)
-                }
-            }
-            guard socket.send(binary: pcm) else { return false }
+            guard socket.send(binary: PCM16.data(samples[at..<(at + n)])) else { return false }
             at += n
         }
         socket.send(text: JSON.text(["type": "speak-end", "id": id, "cancelled": cancelled]))

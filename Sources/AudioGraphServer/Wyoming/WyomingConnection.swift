@@ -247,13 +247,7 @@ final class WyomingConnection: @unchecked Sendable {
         var at = 0
         while at < samples.count {
             let n = min(1024, samples.count - at)
-            var pcm = Data(count: 2 * n)
-            pcm.withUnsafeMutableBytes { raw in
-                for i in 0..<n {
-                    let v = Int16(max(-32768, min(32767, (samples[at + i] * 32768).rounded())))
-                    raw.storeBytes(of: v.littleEndian, toByteOffset: 2 * i, as: Int16.self)
-                }
-            }
+            let pcm = PCM16.data(samples[at..<(at + n)])
             send(WyomingEvent("audio-chunk", format.merging(["timestamp": at * 1000 / rate]) { a, _ in a }, payload: pcm))
             at += n
         }
