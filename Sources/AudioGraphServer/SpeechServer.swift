@@ -37,15 +37,22 @@ public final class SpeechServer: @unchecked Sendable {
     /// Starts listening, then loads the models (one session of each graph run on silence, so
     /// the first client does not wait for a model) and reports ready (`/healthz` 200).
     public func start() throws {
-        if let address = configuration.http {
-            http = try HTTPServer(address: address, server: self)
-            http!.watchIdle()
-            log("serve: http and websocket on \(http!.boundAddress)")
-        }
+        // Both listeners open before either is announced: a bad address of one leaves nothing
+        // listening and nothing said but its error.
+        if let address = configuration.http { http = try HTTPServer(address: address, server: self) }
         if let uri = configuration.wyoming {
-            wyoming = try WyomingListener(uri: uri, server: self)
-            log("serve: wyoming on \(wyoming!.boundDescription)")
+            do {
+                wyoming = try WyomingListener(uri: uri, server: self)
+            } catch {
+                http?.stop()
+                throw error
+            }
         }
+        if let http {
+            http.watchIdle()
+            log("serve: http and websocket on \(http.boundAddress)")
+        }
+        if let wyoming { log("serve: wyoming on \(wyoming.boundDescription)") }
         RecognitionSession.keepsLoadedModels = true
         for name in catalog.names { warmUp(name) }
         readyFlag.store(true, ordering: .releasing)

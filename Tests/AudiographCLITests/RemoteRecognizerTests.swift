@@ -101,6 +101,12 @@ import Testing
         #expect(r.stderrLines.count == 1 && r.stderr.contains("speech server ws://127.0.0.1:9"), "\(r.stderr)")
     }
 
+    @Test func aServerURLThatIsNotWebSocketIsOneLineAndExit2() throws {
+        let r = try CLI.run(["run", "Graphs/dictation.json", "--source", try Self.silence(), "--server", "http://127.0.0.1:2700"])
+        #expect(r.status == 2)
+        #expect(r.stderrLines.count == 1 && r.stderr.contains("expected ws://HOST:PORT"), "\(r.stderr)")
+    }
+
     @Test func aWrongKeyIsOneLine() throws {
         let keys = CLI.tempDir().appendingPathComponent("keys")
         try "kiosk s3cret\n".write(to: keys, atomically: true, encoding: .utf8)

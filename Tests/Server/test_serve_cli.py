@@ -1,0 +1,62 @@
+"""`audiograph serve`'s own faults: each bad flag, graphs folder or keys file is one line on
+stderr naming it, and the process exits without listening."""
+import os
+import socket
+import subprocess
+import tempfile
+
+import pytest
+
+from conftest import BINARY, ROOT
+
+
+def serve(*args):
+    return subprocess.run([BINARY, "serve", "--graphs", os.path.join(ROOT, "Graphs"), *args],
+                          capture_output=True, text=True, timeout=30)
+
+
+def keys_file(text):
+    f = tempfile.NamedTemporaryFile("w", suffix=".keys", delete=False)
+    f.write(text)
+    f.close()
+    return f.name
+
+
+@pytest.mark.parametrize("args,names", [
+    (["--graphs", "/nonexistent"], "--graphs /nonexistent"),
+    (["--wyoming", "udp://127.0.0.1:1"], "--wyoming udp://127.0.0.1:1"),
+    (["--wyoming", "tcp://nohost:1"], "--wyoming tcp://nohost:1"),
+    (["--http", "nonsense"], "--http nonsense"),
+    (["--max-sessions", "0"], "--max-sessions 0"),
+    (["--wyoming", "none", "--http", "none"], "nothing to listen on"),
+    (["--keys", "/nonexistent.keys"], "--keys /nonexistent.keys"),
+])
+def test_a_bad_flag_is_one_line(args, names):
+    r = serve(*args)
+    assert r.returncode == 2, r.stderr
+    lines = [l for l in r.stderr.splitlines() if not l.startswith("serve: graph")]
+    assert len(lines) == 1 and names in lines[0], r.stderr
+
+
+@pytest.mark.parametrize("text,where", [
+    ("kiosk\n", ":1: expected ID KEY"),
+    ("# apps\nkiosk k 0\n", ":2: MAX-SESSIONS"),
+    ("a k\na j\n", ":2: app \"a\" is listed twice"),
+    ("# nothing\n", "no app listed"),
+])
+def test_a_bad_keys_file_names_its_line(text, where):
+    path = keys_file(text)
+    try:
+        r = serve("--keys", path)
+        assert r.returncode == 2 and where in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+    finally:
+        os.unlink(path)
+
+
+def test_a_port_in_use_is_one_line():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        r = serve("--http", "none", "--wyoming", f"tcp://127.0.0.1:{port}")
+    assert r.returncode != 0 and "cannot bind" in r.stderr, r.stderr
