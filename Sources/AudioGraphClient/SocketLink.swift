@@ -17,17 +17,25 @@ final class SocketLink: @unchecked Sendable {
 
     private var connection: OpaquePointer?
     let endpoint: ServerEndpoint
-    private let inbox: AsyncStream<Result<Message, RemoteError>>
-    private let post: AsyncStream<Result<Message, RemoteError>>.Continuation
-    private var iterator: AsyncStream<Result<Message, RemoteError>>.AsyncIterator
+    /// Messages civetweb's thread has put together and nobody has taken yet, and the one
+    /// receiver waiting for the next (a lock, not an AsyncStream iterator kept in this class:
+    /// that iterator, advanced from more than one task, crashed).
+    private struct Inbox {
+        var messages: [Result<Message, RemoteError>] = []
+        var waiting: CheckedContinuation<Result<Message, RemoteError>, Never>?
+        var finished = false
+    }
+    private let inbox = Mutex(Inbox())
     private var fragments: [UInt8] = []
     private var fragmentOpcode: Int32 = 0
     private let closed = Mutex(false)
+    /// Signalled once civetweb's client thread has called the close handler (it is done with
+    /// the connection); only then may the connection be freed.
+    private let ended = DispatchSemaphore(value: 0)
+    private let freed = Mutex(false)
 
     private init(endpoint: ServerEndpoint) {
         self.endpoint = endpoint
-        (inbox, post) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
-        iterator = inbox.makeAsyncIterator()
     }
 
     /// Opens a link, trying `endpoint.attempts` times with backoff (0.25 s, 0.5 s, 1 s, …).
@@ -58,7 +66,10 @@ final class SocketLink: @unchecked Sendable {
         let tls = url.scheme == "wss"
         let port = url.port ?? (tls ? 443 : 80)
         let target = (url.path.isEmpty ? "/" : url.path) + (url.query.map { "?" + $0 } ?? "")
-        let me = UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())
+        // Retained for civetweb before it can call back: a server that refuses at once closes
+        // the connection, and the close handler (which gives this back) runs, before
+        // mg_connect_websocket_client has returned.
+        let me = UInt(bitPattern: Unmanaged.passRetained(self).toOpaque())
         let timeout = endpoint.timeout
         // civetweb's connect blocks (handshake included): off the cooperative pool, bounded.
         let made: Result<UInt, RemoteError> = try await withTimeout(timeout) {
@@ -81,9 +92,26 @@ final class SocketLink: @unchecked Sendable {
                 }
             }
         }
-        connection = OpaquePointer(bitPattern: try made.get())
-        // The link is retained while civetweb may call back into it.
-        _ = Unmanaged.passRetained(self)
+        switch made {
+        case .success(let c): connection = OpaquePointer(bitPattern: c)
+        case .failure(let e):
+            Unmanaged.passUnretained(self).release()  // no connection: civetweb will not call back
+            throw e
+        }
+    }
+
+    /// Hands `item` to the waiting receiver, or keeps it for the next.
+    private func post(_ item: Result<Message, RemoteError>, finish: Bool = false) {
+        let waiter = inbox.withLock { box -> CheckedContinuation<Result<Message, RemoteError>, Never>? in
+            if finish { box.finished = true }
+            if let w = box.waiting {
+                box.waiting = nil
+                return w
+            }
+            box.messages.append(item)
+            return nil
+        }
+        waiter?.resume(returning: item)
     }
 
     /// civetweb's frames (its client thread): put messages together, post them.
@@ -101,21 +129,23 @@ final class SocketLink: @unchecked Sendable {
         guard flags & 0x80 != 0 else { return true }
         if fragmentOpcode == 0x1 {
             guard let o = (try? JSONSerialization.jsonObject(with: Data(fragments))) as? [String: Any] else {
-                post.yield(.failure(RemoteError(code: "protocol", message: "the server sent something other than a JSON object")))
+                post(.failure(RemoteError(code: "protocol", message: "the server sent something other than a JSON object")))
                 return true
             }
-            post.yield(.success(.json(o)))
+            post(.success(.json(o)))
         } else {
-            post.yield(.success(.data(Data(fragments))))
+            post(.success(.data(Data(fragments))))
         }
         return true
     }
 
     /// The connection closed (either side).
     private func lost() {
-        closed.withLock { $0 = true }
-        post.yield(.failure(RemoteError(code: "connection-lost", message: "the connection to the server dropped")))
-        post.finish()
+        // civetweb may call the close handler more than once (the peer's close, then
+        // mg_close_connection): the retain taken at connect is given back once only.
+        guard !closed.withLock({ let was = $0; $0 = true; return was }) else { return }
+        post(.failure(RemoteError(code: "connection-lost", message: "the connection to the server dropped")), finish: true)
+        ended.signal()
         Unmanaged.passUnretained(self).release()  // civetweb will not call back any more
     }
 
@@ -136,22 +166,34 @@ final class SocketLink: @unchecked Sendable {
 
     /// The next message, in order; throws `connection-lost` when the connection drops.
     func receive() async throws -> Message {
-        guard let next = await iterator.next() else {
-            throw RemoteError(code: "connection-lost", message: "the connection to the server dropped")
+        let lostError = RemoteError(code: "connection-lost", message: "the connection to the server dropped")
+        let next: Result<Message, RemoteError> = await withCheckedContinuation { c in
+            let ready = inbox.withLock { box -> Result<Message, RemoteError>? in
+                if !box.messages.isEmpty { return box.messages.removeFirst() }
+                if box.finished { return .failure(lostError) }
+                box.waiting = c
+                return nil
+            }
+            if let ready { c.resume(returning: ready) }
         }
         return try next.get()
     }
 
+    /// Closes the connection: a close frame if it is still open, then, once civetweb's client
+    /// thread has finished with it (its close handler ran, or 2 s), frees it. Freeing it while
+    /// that thread still ran crashed a process now and then (a refused key, closed at once).
     func close() {
-        if let connection, !closed.withLock({ $0 }) {
+        guard let connection, !freed.withLock({ let was = $0; $0 = true; return was }) else { return }
+        if !closed.withLock({ $0 }) {
             var code: [UInt8] = [0x03, 0xE8]  // 1000, normal closure
             _ = code.withUnsafeMutableBufferPointer { p in
                 p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: 2) {
                     mg_websocket_client_write(connection, Int32(MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE), $0, 2)
                 }
             }
-            mg_close_connection(connection)
         }
+        if ended.wait(timeout: .now() + 2) == .success { ended.signal() }
+        mg_close_connection(connection)
     }
 
     /// civetweb's library state, initialised once (with TLS for wss://).
