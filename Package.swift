@@ -56,13 +56,13 @@ let package = Package(
             dependencies: ["AudioGraphCore", "AudioGraphDSP", "AudioGraphPulse", "AudioGraphSpeech", "AudioGraphRemote"]),
 
         /// `audiograph serve`: Wyoming and WebSocket speech server over the engine.
-        .target(name: "AudioGraphServer", dependencies: ["AudioGraph", "AudioGraphCore", "AudioGraphSpeech", "CCivetweb"]),
+        .target(name: "AudioGraphServer", dependencies: ["AudioGraph", "AudioGraphCore", "AudioGraphSpeech", "AudioGraphClient", "CCivetweb"]),
 
         /// Remote recognition and speech over `audiograph serve`'s WebSocket (no engine, no PocketSphinx).
         .target(name: "AudioGraphClient", dependencies: ["CCivetweb"]),
 
         /// Nodes whose work is done by an `audiograph serve` (remote-recognizer).
-        .target(name: "AudioGraphRemote", dependencies: ["AudioGraphCore", "AudioGraphClient"]),
+        .target(name: "AudioGraphRemote", dependencies: ["AudioGraphCore", "AudioGraphSpeech", "AudioGraphClient"]),
 
         /// Test support: in-memory sources, offline rendering, signals (tests only).
         .target(name: "AudioGraphTestSupport", dependencies: ["AudioGraphCore"]),

@@ -36,10 +36,16 @@ public final class RemoteRecognitionSession: Sendable {
         public var partials: Double?
         /// N-best alternatives per final.
         public var alternatives: Int?
+        /// Assistant mode: wait for this phrase, recognise one command, wait again (the
+        /// session reports `.wake` and `.assistant` events and runs until stopped).
+        public var wakeWord: String?
+        /// With `wakeWord`: seconds after the wake word within which a command must begin.
+        public var commandTimeout: Double?
 
         /// Options for `graph`, audio at `sampleRate` Hz with `channels` channels.
         public init(graph: String = "dictation", sampleRate: Int = 16000, channels: Int = 1, grammar: String? = nil,
-                    vocabulary: [String] = [], endOfSpeech: String? = nil, partials: Double? = nil, alternatives: Int? = nil) {
+                    vocabulary: [String] = [], endOfSpeech: String? = nil, partials: Double? = nil, alternatives: Int? = nil,
+                    wakeWord: String? = nil, commandTimeout: Double? = nil) {
             self.graph = graph
             self.sampleRate = sampleRate
             self.channels = channels
@@ -48,6 +54,8 @@ public final class RemoteRecognitionSession: Sendable {
             self.endOfSpeech = endOfSpeech
             self.partials = partials
             self.alternatives = alternatives
+            self.wakeWord = wakeWord
+            self.commandTimeout = commandTimeout
         }
     }
 
@@ -77,6 +85,8 @@ public final class RemoteRecognitionSession: Sendable {
         if let e = options.endOfSpeech { start["end-of-speech"] = e }
         if let p = options.partials { start["partials"] = p }
         if let a = options.alternatives { start["alternatives"] = a }
+        if let w = options.wakeWord { start["wake-word"] = w }
+        if let t = options.commandTimeout { start["command-timeout"] = t }
         do {
             do {
                 try await l.send(start)
@@ -125,19 +135,17 @@ public final class RemoteRecognitionSession: Sendable {
 
     /// Sends interleaved samples in -1...1 (at the options' rate and channels).
     public func append(_ samples: [Float]) async throws {
-        var pcm = Data(count: samples.count * 2)
-        pcm.withUnsafeMutableBytes { raw in
-            for (i, v) in samples.enumerated() {
-                raw.storeBytes(of: Int16(max(-32768, min(32767, (v * 32768).rounded()))).littleEndian, toByteOffset: 2 * i, as: Int16.self)
-            }
-        }
-        try await append(pcm: pcm)
+        try await append(pcm: PCM16.data(samples[...]))
     }
 
     /// Sends interleaved s16le PCM.
-    public func append(pcm: Data) async throws {
+    public func append(pcm: Data) async throws { try appendNow(pcm: pcm) }
+
+    /// Sends interleaved s16le PCM from a thread of the caller's (the write is synchronous:
+    /// a `remote-recognizer`'s sender thread calls it as audio comes, without a task hop).
+    package func appendNow(pcm: Data) throws {
         guard let l = link.withLock({ $0 }) else { throw RemoteError(code: "state", message: "append before start") }
-        try await l.send(pcm)
+        try l.sendNow(pcm)
     }
 
     /// Ends the audio: the utterance in flight is finished and its final delivered, then `.end(stopped)`.

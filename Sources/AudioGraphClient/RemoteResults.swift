@@ -38,6 +38,12 @@ public enum RemoteEvent: Sendable, Equatable {
     case final(RemoteResult)
     /// A warning from the server's graph.
     case warning(String)
+    /// Assistant mode: the wake word `phrase` was heard, ending at `t`.
+    case wake(phrase: String, t: Double)
+    /// Assistant mode: the session's state changed at `t` (`waiting-for-wake-word`,
+    /// `listening`), and why it went back to waiting (`understood`, `not-understood`,
+    /// `no-speech`, `cancelled`).
+    case assistant(state: String, reason: String?, t: Double)
     /// The session ended: `end-of-input`, `end-of-speech`, `no-speech`, `stopped`, `cancelled`,
     /// `error`; with a suggestion for the user when there is one.
     case end(reason: String, suggestion: String?)
@@ -61,6 +67,8 @@ extension RemoteEvent {
             return .final(RemoteResult(utterance: Int(d("utterance")), text: m["text"] as? String ?? "", start: d("start"), end: d("end"),
                                        confidence: d("confidence"), alternatives: alternatives, words: words))
         case "warning": return .warning(m["message"] as? String ?? "")
+        case "wake": return .wake(phrase: m["phrase"] as? String ?? "", t: d("t"))
+        case "assistant": return .assistant(state: m["state"] as? String ?? "", reason: m["reason"] as? String, t: d("t"))
         case "end": return .end(reason: m["reason"] as? String ?? "error", suggestion: m["suggestion"] as? String)
         default: return nil
         }

@@ -154,7 +154,10 @@ final class SocketLink: @unchecked Sendable {
         try write(opcode: Int32(MG_WEBSOCKET_OPCODE_TEXT), data)
     }
 
-    func send(_ data: Data) async throws { try write(opcode: Int32(MG_WEBSOCKET_OPCODE_BINARY), data) }
+    func send(_ data: Data) async throws { try sendNow(data) }
+
+    /// A binary frame, written before returning (civetweb's client write is synchronous).
+    func sendNow(_ data: Data) throws { try write(opcode: Int32(MG_WEBSOCKET_OPCODE_BINARY), data) }
 
     private func write(opcode: Int32, _ data: Data) throws {
         guard let connection, !closed.withLock({ $0 }) else {

@@ -6,15 +6,18 @@ import Synchronization
 /// `remote-recognizer`: the recognizer's work done by an `audiograph serve` (SpeechKit's
 /// architecture: the device captures, segments and plays; the server recognises).
 ///
-///     render thread ──► FrameRing ──► sender task ──► WebSocket ──► server's graph
-///                                     events task ◄── partials, finals ◄──┘ ──► delivery thread
+///     render thread ──► FrameRing ──► sender thread ──► WebSocket ──► server's graph
+///                                       events task ◄── partials, finals ◄──┘ ──► delivery thread
 ///
 /// Its input (16 kHz mono after the local vad and end of speech, as a recognizer's) is
 /// streamed whole to a session of the server's `graph` (by default `dictation`), which
 /// segments and decodes it as the local graph would: the same audio gives the same finals,
 /// with word times on the same clock (the session starts with the run). Partials and finals
 /// come back as this node's events. With file input a full ring makes the graph wait; with
-/// live input audio is dropped and counted. A server that is not there fails `prepare`
+/// live input audio is dropped and counted. With a `wake-word` the server's session is the
+/// assistant's recognizer: `wake` and `assistant` events come back too, for a speech-synth
+/// (or remote-synth) connected to `results` to answer. What the graph plays (`gate`) is
+/// sent as silence, as a local recognizer leaves it out. A server that is not there fails `prepare`
 /// (one error line); a connection lost mid-run is an `error` event naming the server, and
 /// the run ends.
 public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
@@ -32,8 +35,16 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
             ParameterSpec("partials", .number(0...10), default: 0.25, unit: "s", help: "seconds between partial results (0: none)"),
             ParameterSpec("alternatives", .integer(0...10), default: 3, help: "n-best alternatives in final results"),
             ParameterSpec("timeout", .number(0.5...120), default: 10, unit: "s", help: "to connect, and for the last results after the audio"),
+            ParameterSpec("wake-word", .string,
+                          help: "assistant mode on the server: wait for this phrase, then recognise one command, then wait again; reports wake and assistant events"),
+            ParameterSpec("command-timeout", .number(0.5...60), default: 5, unit: "s",
+                          help: "with wake-word: back to waiting when no command begins this long after the wake word"),
         ],
         inputs: .fixed(1),
+        controls: [
+            .output("results", .text, help: "final results, and with a `wake-word` the assistant's states (a speech-synth's replies and earcons)"),
+            .input("gate", .gate, help: "what the graph plays: sent as silence (it does not hear itself)"),
+        ],
         make: { p throws(GraphError) in try RemoteRecognizer(p) })
 
     let server: String
@@ -45,12 +56,23 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     private var isLive = false
     private var renderReady = Readiness()
     private var eventsReady = Wakeup()
+    private var gate = PlaybackGate()
+    /// Silence written for gated audio (10 ms: the gate's grain).
+    private var silence = [Float](repeating: 0, count: 160)
     private var session: RemoteRecognitionSession?
     private let pending = Mutex<[EngineEvent]>([])
     private let inputEnded = Atomic<Bool>(false)
+    /// File input: the input's end is in the ring (render thread).
+    private var endWritten = false
+    /// The server's events have all come (its session ended, or the connection failed).
+    private let received = Atomic<Bool>(false)
+    /// ...and have all been delivered: the delivery thread found none left after they came
+    /// (it hands a round's events to observers before it asks again).
+    private let delivered = Atomic<Bool>(false)
     private let failed = Atomic<Bool>(false)
     private let lost = Atomic<Int>(0)
-    private var sender: Task<Void, Never>?
+    /// Sends what the render thread writes, woken by it (no polling).
+    private let sender = WorkerThread(name: "audiograph.remote-send")
     private var receiver: Task<Void, Never>?
     private let sent = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
@@ -67,6 +89,11 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         options = RemoteRecognitionSession.Options(graph: p.text("graph"), partials: p.number("partials"),
                                                    alternatives: p.integer("alternatives"))
         grammarPath = p.string("grammar")
+        if let w = p.string("wake-word") {
+            guard !w.trimmingCharacters(in: .whitespaces).isEmpty else { throw p.error("wake-word", "expected a phrase, got an empty string") }
+            options.wakeWord = w
+            options.commandTimeout = p.number("command-timeout")
+        }
     }
 
     public func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] { [] }
@@ -81,7 +108,13 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         isLive = context.isLive
         renderReady = context.renderReady
         eventsReady = context.eventsReady
+        gate = context.playbackGate
         ring = FrameRing(channels: 1, capacity: 16000 * 5)
+        endWritten = false
+        inputEnded.store(false, ordering: .relaxed)
+        received.store(false, ordering: .relaxed)
+        delivered.store(false, ordering: .relaxed)
+        failed.store(false, ordering: .relaxed)
         options.sampleRate = Int(context.inputFormats[0].sampleRate)
         if let grammarPath {
             guard let text = try? String(contentsOfFile: grammarPath, encoding: .utf8) else {
@@ -90,15 +123,10 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
             options.grammar = text
         }
         let s = RemoteRecognitionSession(endpoint, options: options)
-        let started = Mutex<Error?>(nil)
-        let wait = DispatchSemaphore(value: 0)
-        Task.detached {
-            do { try await s.start() } catch { started.withLock { $0 = error } }
-            wait.signal()
-        }
-        wait.wait()
-        if let e = started.withLock({ $0 }) {
-            let why = (e as? RemoteError).map { $0.code == "key" ? "the server refused the app key (app/key parameters)" : $0.message } ?? "\(e)"
+        do {
+            try blocking { try await s.start() }
+        } catch {
+            let why = (error as? RemoteError).map { $0.code == "key" ? "the server refused the app key (app/key parameters)" : $0.message } ?? "\(error)"
             throw EngineError(.server, "speech server \(server): \(why)", suggestion: "start one with `audiograph serve`, or check --server")
         }
         session = s
@@ -109,20 +137,26 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         let ring = self.ring
         let readiness = renderReady
         let wake = eventsReady
-        sender = Task.detached { [self] in
+        let box = UncheckedSendable(self)
+        sender.start { worker in
+            let node = box.value
             var block = [Float](repeating: 0, count: 1600)
+            var pcm = Data(count: 3200)
             while true {
                 let n = block.withUnsafeMutableBufferPointer { ring.read(interleaved: $0.baseAddress!, frames: 1600) }
                 if n > 0 {
                     readiness.signal()
-                    do { try await s.append(Array(block[0..<n])) } catch { break }
+                    PCM16.encode(block[0..<n], into: &pcm)
+                    do { try s.appendNow(pcm: pcm) } catch { break }
                     continue
                 }
-                if inputEnded.load(ordering: .acquiring) && ring.available == 0 { break }
-                try? await Task.sleep(for: .milliseconds(5))
+                if node.inputEnded.load(ordering: .acquiring) && ring.available == 0 || worker.isStopping { break }
+                worker.wake.wait(timeout: 0.5) { ring.available > 0 || node.inputEnded.load(ordering: .acquiring) || worker.isStopping }
             }
-            try? await s.stop()
-            sent.signal()
+            let stopped = DispatchSemaphore(value: 0)
+            Task.detached { try? await s.stop(); stopped.signal() }
+            stopped.wait()
+            node.sent.signal()
         }
         receiver = Task.detached { [self] in
             do {
@@ -136,8 +170,9 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
                 let why = (error as? RemoteError)?.message ?? "\(error)"
                 failed.store(true, ordering: .releasing)
                 pending.withLock { $0.append(.error(EngineError(.server, "speech server \(server): \(why)"))) }
-                readiness.signal()
             }
+            received.store(true, ordering: .releasing)
+            wake.signal()
             done.signal()
         }
     }
@@ -152,23 +187,61 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
                 alternatives: r.alternatives.map { .init(text: $0.text, score: Int($0.score)) },
                 words: r.words.map { .init(word: $0.word, start: $0.start, end: $0.end, confidence: $0.confidence) }))
         case .warning(let w): return .warning(node: "", message: "speech server: " + w)
+        case .wake(let phrase, let t): return .wake(node: "", phrase: phrase, t: t)
+        case .assistant(let state, let reason, let t):
+            guard let state = AssistantState(rawValue: state) else { return nil }
+            return .assistant(node: "", state: state, reason: reason.flatMap(AssistantState.Reason.init(rawValue:)), t: t)
         default: return nil
         }
     }
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
         if failed.load(ordering: .acquiring) { return .failed(1) }
+        if endWritten {
+            // File input, its end sent: the run waits until the server's last results are
+            // in and taken for delivery, so a synth answering them still speaks.
+            return delivered.load(ordering: .acquiring) ? .endOfStream : .notReady
+        }
         let input = io.inputs[0]
         if input.frameLength > 0 {
             if ring.space < input.frameLength {
                 if !isLive { return .notReady }  // file input: wait for the sender (nothing lost)
                 lost.add(input.frameLength - ring.space, ordering: .relaxed)
             }
-            ring.write(input, frames: min(input.frameLength, ring.space))
+            write(input, frames: min(input.frameLength, ring.space))
+            sender.wake.signal()
         }
-        if io.inputsEnded { return .endOfStream }
+        if io.inputsEnded {
+            inputEnded.store(true, ordering: .releasing)
+            sender.wake.signal()
+            if !isLive {
+                endWritten = true
+                return .notReady
+            }
+            return .endOfStream
+        }
         return .ok
     }
+
+    /// Copies `frames` of `input` into the ring, 10 ms at a time, silence where the gate says
+    /// the graph was playing (as a local recognizer's queue mutes it).
+    private func write(_ input: AudioBuffer, frames: Int) {
+        let rate = input.format.sampleRate, step = silence.count
+        var k = 0
+        while k < frames {
+            let n = min(step, frames - k)
+            let t0 = Double(input.sampleTime + Int64(k)) / rate
+            if gate.covers(t0, t0 + Double(n) / rate) {
+                _ = silence.withUnsafeBufferPointer { ring.write(interleaved: $0.baseAddress!, frames: n) }
+            } else {
+                _ = ring.write(input, from: k, frames: n)
+            }
+            k += n
+        }
+    }
+
+    /// Its server's results come after its input: a synth answering them waits for its end.
+    public var reportsAfterInput: Bool { true }
 
     public func failure(_ code: Int32) -> EngineError {
         EngineError(.server, "speech server \(server): the connection was lost mid-run")
@@ -180,6 +253,8 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         guard let session else { return }
         if reason == .cancelled { Task.detached { await session.cancel() } }
         inputEnded.store(true, ordering: .releasing)
+        sender.wake.signal()
+        defer { sender.requestStop(); sender.join() }
         if sent.wait(timeout: .now() + timeout) == .timedOut || done.wait(timeout: .now() + timeout) == .timedOut {
             receiver?.cancel()
             throw EngineError(.server, "speech server \(server): no last results within \(Int(timeout)) s")
@@ -192,10 +267,19 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     public func abandon() { Task.detached { [session] in await session?.cancel() } }
 
     public func takeEvents(nodeId: String) -> [EngineEvent] {
-        pending.withLock { all in
+        let taken = pending.withLock { all in
             defer { all.removeAll() }
             return all.map { $0.withNode(nodeId) }
         }
+        if received.load(ordering: .acquiring) {
+            if taken.isEmpty {
+                delivered.store(true, ordering: .releasing)
+                renderReady.signal()  // a file run's end waits for this
+            } else {
+                eventsReady.signal()  // come back once these are delivered
+            }
+        }
+        return taken
     }
 }
 
@@ -207,6 +291,8 @@ extension EngineEvent {
         case .final(_, let r): .final(node: id, result: r)
         case .warning(_, let m): .warning(node: id, message: m)
         case .overrun(_, let n): .overrun(node: id, lost: n)
+        case .wake(_, let p, let t): .wake(node: id, phrase: p, t: t)
+        case .assistant(_, let s, let r, let t): .assistant(node: id, state: s, reason: r, t: t)
         case .error(let e): .error(e.atNode(id))
         default: self
         }

@@ -23,6 +23,11 @@ final class StreamingRecognition: @unchecked Sendable {
         var endOfSpeech: String?
         /// The recognizer's key phrase (a wake word).
         var keyphrase: String?
+        /// Assistant mode: the recognizer waits for this phrase, recognises one command,
+        /// waits again, and the session runs until the client ends it.
+        var wakeWord: String?
+        /// With `wakeWord`: seconds after it within which a command must begin.
+        var commandTimeout: Double?
     }
 
     let session: RecognitionSession
@@ -63,6 +68,14 @@ final class StreamingRecognition: @unchecked Sendable {
         if let k = options.keyphrase { set(asr, "keyphrase", .string(k)) }
         if let p = options.partials { set(asr, "partials", .number(p)) }
         if let a = options.alternatives { set(asr, "alternatives", .number(Double(a))) }
+        if let w = options.wakeWord {
+            // The assistant's loop: command after command, never ended by a silence.
+            set(asr, "wake-word", .string(w))
+            set(asr, "continuous", true)
+            g.nodes[g.index(of: asr)!].params["keyphrase"] = nil
+            if let t = options.commandTimeout { set(asr, "command-timeout", .number(t)) }
+            if let eos = g.nodes.first(where: { $0.type == "end-of-speech" }) { set(eos.id, "no-speech-timeout", 0) }
+        }
         if let mode = options.endOfSpeech, let eos = g.nodes.first(where: { $0.type == "end-of-speech" }) {
             if mode == "none" {
                 set(eos.id, "mode", "long")

@@ -290,7 +290,7 @@ final class PocketSphinxDecoder {
 
     /// A word without pronunciation variant, or nil for fillers and noise tokens.
     static func word(_ raw: String) -> String? {
-        if raw.hasPrefix("<") || raw.hasPrefix("[") || raw.hasPrefix("+") { return nil }
+        if raw.isEmpty || raw.hasPrefix("<") || raw.hasPrefix("[") || raw.hasPrefix("+") { return nil }
         if let paren = raw.firstIndex(of: "("), raw.hasSuffix(")") { return String(raw[..<paren]) }
         return raw
     }

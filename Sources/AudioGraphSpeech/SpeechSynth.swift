@@ -74,6 +74,8 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     let bargeIn: Bool
     let gates: Bool
     var worker: SpeechWorker?
+    /// Opens the voice (nil: flite's `voice` at `rate`; `remote-synth`: a server's).
+    private let openVoice: (() throws(EngineError) -> any SpeechVoice)?
     var earcons: [Earcon: [Float]] = [:]
     private var format = StreamFormat(sampleRate: 16000, channelCount: 1)
     private(set) var isLive = false
@@ -109,7 +111,10 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     /// Set once an assistant's events are seen: its speaking states are reported.
     let inAssistant = Atomic<Bool>(false)
 
-    init(_ p: ResolvedParameters) throws(GraphError) {
+    /// A speech-synth with `p`'s parameters (its descriptor's, or a node type's that adds to
+    /// them) speaking with the voice `openVoice` opens before the run (nil: flite's).
+    public init(_ p: ResolvedParameters, voice openVoice: (() throws(EngineError) -> any SpeechVoice)? = nil) throws(GraphError) {
+        self.openVoice = openVoice
         ownId = p.nodeId
         voiceName = p.text("voice")
         rate = p.number("rate")
@@ -127,15 +132,8 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
 
     public func open() throws(EngineError) {
         guard worker == nil else { return }
-        guard let voice = FliteVoice(voiceName) else {
-            if let failure = Flite.failure {
-                throw EngineError(.model, "flite (libflite.so.1) cannot be loaded: \(failure)", parameter: "voice",
-                                  suggestion: "install Debian's flite")
-            }
-            throw EngineError(.model, "flite has no voice \"\(voiceName)\" (voices: \(FliteVoice.names.joined(separator: ", ")), "
-                              + "each Debian's libflite_cmu_us_NAME.so.1)",
-                              parameter: "voice", suggestion: "install Debian's flite")
-        }
+        let voice: any SpeechVoice
+        if let openVoice { voice = try openVoice() } else { voice = try openFlite() }
         format = StreamFormat(sampleRate: Double(voice.sampleRate), channelCount: 1)
         for (e, spec) in earconSpecs {
             do throws(EngineError) {
@@ -146,7 +144,20 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
                 throw error
             }
         }
-        worker = SpeechWorker(voice: voice, rate: rate, capacity: queueCapacity)
+        worker = SpeechWorker(voice: voice, capacity: queueCapacity)
+    }
+
+    private func openFlite() throws(EngineError) -> any SpeechVoice {
+        guard let voice = FliteVoice(voiceName) else {
+            if let failure = Flite.failure {
+                throw EngineError(.model, "flite (libflite.so.1) cannot be loaded: \(failure)", parameter: "voice",
+                                  suggestion: "install Debian's flite")
+            }
+            throw EngineError(.model, "flite has no voice \"\(voiceName)\" (voices: \(FliteVoice.names.joined(separator: ", ")), "
+                              + "each Debian's libflite_cmu_us_NAME.so.1)",
+                              parameter: "voice", suggestion: "install Debian's flite")
+        }
+        return FliteSpeech(voice: voice, rate: rate)
     }
 
     public func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] { [format] }
@@ -181,6 +192,7 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
         guard let worker else { return .endOfStream }
+        if worker.failed.load(ordering: .acquiring) { return .failed(Self.voiceFailed) }
         let out = io.outputs[0]
         let n = io.requestedFrames
         if !ready(worker, frames: n, stopping: io.isStopping) { return .notReady }
@@ -238,6 +250,12 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
         if filled < n { out.channel(0).advanced(by: filled).update(repeating: 0, count: n - filled) }
         out.frameLength = n
         return .ok
+    }
+
+    static let voiceFailed: Int32 = 2
+
+    public func failure(_ code: Int32) -> EngineError {
+        worker?.failure.withLock { $0 } ?? EngineError(.model, "the voice failed")
     }
 
     private func end(_ c: SpeechWorker.Segment, at t: Double, cancelled: Bool, _ io: inout ProcessIO) {

@@ -3,9 +3,10 @@ import Foundation
 import Synchronization
 
 /// Synthesises queued texts on a thread of its own into a bounded ring that a
-/// `speech-synth` node plays from on the render thread (flite allocates: never there).
+/// `speech-synth` node plays from on the render thread (synthesis allocates, and a remote
+/// voice waits on its server: never there).
 ///
-///     speak() ──► requests ──► worker thread (flite) ──► ring + segments ──► render thread
+///     speak() ──► requests ──► worker thread (SpeechVoice) ──► ring + segments ──► render thread
 ///
 /// A text's samples are all in the ring before its segment is announced, so the render
 /// thread never runs dry inside an utterance (unless it is longer than the ring, 60 s).
@@ -35,13 +36,14 @@ final class SpeechWorker: @unchecked Sendable {
     private let requests = Locked<[(id: Int, text: String, sound: [Float]?, notBefore: Double, generation: Int)]>([])
     private let thread = WorkerThread(name: "audiograph.speech")
     private var running = false
-    private let voice: FliteVoice
-    private let rate: Double
+    private let voice: any SpeechVoice
     let capacity: Int
+    /// Set once the voice has failed (its error in ``failure``): the node's run ends.
+    let failed = Atomic<Bool>(false)
+    let failure = Locked<EngineError?>(nil)
 
-    init(voice: FliteVoice, rate: Double, capacity: Int) {
+    init(voice: any SpeechVoice, capacity: Int) {
         self.voice = voice
-        self.rate = rate
         self.capacity = capacity
         ring = FrameRing(channels: 1, capacity: voice.sampleRate * 60)
     }
@@ -100,7 +102,16 @@ final class SpeechWorker: @unchecked Sendable {
                 worker.wake.wait(timeout: 0.5) { worker.isStopping || requests.withLock { !$0.isEmpty } }
                 continue
             }
-            let samples = next.sound ?? voice.synthesize(FliteVoice.speakable(next.text), rate: rate)
+            let samples: [Float]
+            do throws(EngineError) {
+                if let sound = next.sound { samples = sound } else { samples = try voice.synthesize(FliteVoice.speakable(next.text)) }
+            } catch {
+                failure.withLock { $0 = error }
+                failed.store(true, ordering: .releasing)
+                pending.subtract(1, ordering: .releasing)
+                samplesReady.signal()
+                continue
+            }
             if generation.load(ordering: .acquiring) != next.generation { continue }  // cancelled meanwhile
             // Announced once its samples (or the first 60 s of them) are in the ring.
             var written = 0

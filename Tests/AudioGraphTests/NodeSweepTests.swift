@@ -40,8 +40,9 @@ import Testing
 
     /// The PulseAudio nodes need a server; the recognizer needs speech (`recognizerBlockCuts`);
     /// a stream-source needs a program pushing audio from another thread (StreamSourceTests);
-    /// a remote-recognizer needs a speech server (RemoteRecognizerTests).
-    static let excluded: Set<String> = ["pulse-source", "pulse-sink", "recognizer", "stream-source", "remote-recognizer"]
+    /// a remote-recognizer and a remote-synth need a speech server (RemoteRecognizerTests; the
+    /// remote-synth is a speech-synth with another voice, swept as speech-synth).
+    static let excluded: Set<String> = ["pulse-source", "pulse-sink", "recognizer", "stream-source", "remote-recognizer", "remote-synth"]
 
     /// Block sizes: the reference cut, then odd sizes with empty blocks among them.
     static let cuts: [[Int]] = [[1024], [1, 7, 0, 333, 1000, 0, 5, 64]]

@@ -41,7 +41,9 @@ extension PulseIntegrationTests {
     /// `answers`, the run is stopped a second after it has played that many (a machine under
     /// load answers late); without, when the script has had 4.5 s to be answered. `recording`
     /// gets what the speaker played meanwhile.
-    static func assistantInTheRoom(_ user: URL, gate: Bool, answers: Int? = nil, recording: URL? = nil) throws -> [[String: Any]] {
+    /// `graph` and `extra` arguments: another assistant graph (the remote one and its server).
+    static func assistantInTheRoom(_ user: URL, gate: Bool, answers: Int? = nil, recording: URL? = nil,
+                                   graph: String = "graphs/assistant.json", extra: [String] = []) throws -> [[String: Any]] {
         let wav = try WAVFixture.read(user)
         let samples = wav.samples.map { Int16(truncatingIfNeeded: $0) }
         let seconds = Double(samples.count) / 16000
@@ -61,9 +63,9 @@ extension PulseIntegrationTests {
         // whole suite's load: an earcon's echo once came 0.35 s after it ended), so the echo
         // tail is set for this room, as a user sets it for theirs.
         let run = {
-            try CLI.run(["run", "graphs/assistant.json", "--json", "--set", "mic.device=agtest_room.monitor",
+            try CLI.run(["run", graph, "--json", "--set", "mic.device=agtest_room.monitor",
                          "--set", "speaker.device=agtest_sink", "--set", "tts.reply=hello computer, you asked: {text}",
-                         "--set", "tts.gate=\(gate)", "--set", "tts.echo-tail=0.6"],
+                         "--set", "tts.gate=\(gate)", "--set", "tts.echo-tail=0.6"] + extra,
                         interruptAfter: [seconds + (answers == nil ? 4.5 : 25)], timeout: seconds + 45,
                         during: { Self.feed(samples, to: pipe, after: 3) },  // after the model has loaded
                         interruptWhen: answered)
@@ -84,6 +86,34 @@ extension PulseIntegrationTests {
         return (Array(zip(starts, ends)) + earcons).reduce(0) { n, span in
             n + onsets.filter { $0 >= span.0 && $0 <= span.1 + 0.5 }.count
         }
+    }
+
+    /// SpeechKit's architecture in the room: `assistant-remote.json` captures, gates, plays
+    /// earcons and answers here; the wake word, the commands and the spoken answers come from
+    /// a real `audiograph serve`.
+    @Test(.flite, .pulseDaemon) func assistantInARoomOnAServerNeverHearsItself() throws {
+        let user = try #require(Flite.script([("hello computer", 1.5), ("find japanese restaurants nearby", 8),
+                                              ("hello computer", 1.5), ("go forward ten meters", 8)]))
+        let server = try RemoteRecognizerTests.Server()
+        defer { server.kill() }
+        let modules = try Self.makeRoom()
+        defer { Self.unload(modules) }
+        let spoken = CLI.tempDir().appendingPathComponent("speaker.wav")
+        let es = try Self.assistantInTheRoom(user, gate: true, answers: 2, recording: spoken,
+                                             graph: "graphs/assistant-remote.json", extra: ["--server", server.url])
+        func of(_ type: String) -> [[String: Any]] { es.filter { $0["type"] as? String == type } }
+        let finals = of("final").compactMap { $0["text"] as? String }
+        let story = es.filter { ["wake", "final", "assistant", "speak-start", "overrun", "error", "earcon"].contains($0["type"] as? String ?? "") }
+            .map { "\($0["type"]!) \($0["t"] ?? $0["node"] ?? "") \($0["text"] ?? $0["state"] ?? $0["name"] ?? $0["lost"] ?? $0["message"] ?? "")" }
+        #expect(of("wake").count == 2 && of("wake").allSatisfy { $0["node"] as? String == "asr" }, "woken by the user only: \(story)")
+        #expect(finals.count == 2 && finals.first?.contains("japanese restaurants") == true
+                && finals.last?.contains("forward ten meters") == true, "\(finals) \(story)")
+        #expect(of("speak-end").count == 2, "both answers were played: \(story)")
+        #expect(of("earcon").count >= 4, "start and end earcons of both commands: \(story)")
+        #expect(Self.speechHeardWhileSpeaking(es) == 0, "the listener heard nothing of the answers and earcons")
+        let heard = try CLI.run(["run", "graphs/transcribe.json", "--source", spoken.path, "--json"])
+        let words = heard.stdoutLines.filter { $0.contains(#""type":"final""#) }.joined()
+        #expect(words.contains("japanese restaurants") && words.contains("go forward"), "the speaker said: \(words)")
     }
 
     @Test(.flite, .pulseDaemon) func assistantInARoomNeverHearsItself() throws {

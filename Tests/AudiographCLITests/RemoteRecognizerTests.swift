@@ -99,6 +99,54 @@ import Testing
         #expect(same == files.count && !files.isEmpty)
     }
 
+    /// The assistant with `--server`: wake word and command recognised by the server, the
+    /// answer spoken by it and played here (offline: the run waits for the server's last
+    /// results and the answer before it ends).
+    @Test(.flite) func theAssistantOnAServerWakesUnderstandsAndAnswers() throws {
+        let user = try #require(Flite.script([("hello computer", 1.5), ("find japanese restaurants nearby", 3)]))
+        let server = try Server()
+        defer { server.kill() }
+        let answer = CLI.tempDir().appendingPathComponent("answer.wav")
+        for graph in ["Graphs/assistant.json", "Graphs/assistant-remote.json"] {
+            let r = try CLI.run(["run", graph, "--source", user.path, "--sink", answer.path, "--json", "--server", server.url], timeout: 60)
+            #expect(r.status == 0, "\(graph): \(r.stderr)")
+            let lines = r.stdoutLines
+            #expect(lines.filter { $0.contains(#""type":"wake""#) && $0.contains(#""node":"asr""#) }.count == 1, "\(graph): \(r.stdout)")
+            #expect(Self.finals(r).count == 1 && Self.finals(r)[0].contains("japanese restaurants nearby"), "\(graph)")
+            #expect(lines.contains { $0.contains(#""type":"speak-end""#) && $0.contains(#""cancelled":false"#) }, "\(graph): \(r.stdout)")
+            #expect(lines.filter { $0.contains(#""type":"earcon""#) }.count == 2, "\(graph): start and end earcons")
+            let heard = try CLI.run(["run", "Graphs/transcribe.json", "--source", answer.path])
+            #expect(heard.stdout.contains("japanese restaurants nearby"), "\(graph): the answer said \(heard.stdout)")
+        }
+    }
+
+    @Test func aKeyphraseGraphOnAServerIsOneLine() throws {
+        let r = try CLI.run(["run", "Graphs/wakeword.json", "--source", try Self.silence(), "--server", "ws://127.0.0.1:9"])
+        #expect(r.status == 2)
+        #expect(r.stderrLines.count == 1 && r.stderr.contains("keyphrase"), "\(r.stderr)")
+    }
+
+    /// A remote-synth whose server is gone, or lacks the voice, fails at start with one line.
+    @Test func aRemoteSynthWithoutItsServerOrVoiceIsOneLine() throws {
+        let server = try Server()
+        defer { server.kill() }
+        let out = CLI.tempDir().appendingPathComponent("said.wav")
+        let graph = CLI.tempDir().appendingPathComponent("say.json")
+        try #"""
+            {"nodes": [{"id": "tts", "type": "remote-synth", "params": {"server": "ws://127.0.0.1:9", "text": "hello there"}},
+                       {"id": "out", "type": "wav-sink", "params": {"path": "said.wav"}}],
+             "connections": [{"from": "tts", "to": "out"}]}
+            """#.write(to: graph, atomically: true, encoding: .utf8)
+        let gone = try CLI.run(["run", graph.path])
+        #expect(gone.status == 1 && gone.stderrLines.count == 1 && gone.stderr.contains("speech server ws://127.0.0.1:9"), "\(gone.stderr)")
+        let noVoice = try CLI.run(["run", graph.path, "--set", "tts.server=\(server.url)", "--set", "tts.voice=nobody"])
+        #expect(noVoice.status != 0 && noVoice.stderrLines.count == 1 && noVoice.stderr.contains("nobody"), "\(noVoice.stderr)")
+        let said = try CLI.run(["run", graph.path, "--set", "tts.server=\(server.url)", "--set", "out.path=\(out.path)"])
+        #expect(said.status == 0, "\(said.stderr)")
+        let heard = try CLI.run(["run", "Graphs/transcribe.json", "--source", out.path])
+        #expect(heard.stdout.contains("hello there"), "\(heard.stdout)")
+    }
+
     @Test func aServerThatIsNotThereIsOneLineAndExit1() throws {
         let r = try CLI.run(["run", "Graphs/dictation.json", "--source", try Self.silence(), "--server", "ws://127.0.0.1:9"])
         #expect(r.status == 1)

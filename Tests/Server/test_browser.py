@@ -92,7 +92,7 @@ def test_the_page_hears_shows_and_speaks(server, speech):
             # Hands-free: the page stops by itself after the first final.
             await b.js("document.getElementById('handsfree').checked = true; ag.startTalking()")
             await b.until("ag.finals.length > 0", timeout=40)
-            await b.until("ag.ended.length > 0")
+            await b.until("ag.ended.length > 0 && ag.toScreen.length > 0")
             state = await b.js("JSON.stringify(ag)")
             shown = await b.js("document.getElementById('transcript').innerText")
             if os.environ.get("AG_PAGE_SCREENSHOT"):
@@ -115,6 +115,10 @@ def test_the_page_hears_shows_and_speaks(server, speech):
     assert state["partials"], "no partial result appeared before the final"
     assert "japanese" in shown and "confidence" in shown
     assert state["ended"][0] == "stopped"
+    # The page's end of speech to the final painted (a figure, not a bound: reported with -s).
+    to_screen = state["toScreen"][0]
+    assert 0 < to_screen < 30000, state["toScreen"]
+    print(f"page: end of speech to the final on screen {to_screen:.0f} ms")
 
 
 def test_the_page_says_when_the_server_is_gone(speech):

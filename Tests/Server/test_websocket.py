@@ -127,6 +127,35 @@ def test_command_grammar_and_end_of_speech(server, speech):
     assert events[-1]["reason"] == "end-of-speech"
 
 
+def test_assistant_mode_wake_word_then_command(server, speech):
+    """A thin device's assistant: `wake-word` makes the session the assistant's recognizer:
+    wake and assistant events, the command's final, and it goes on until stopped."""
+    wake, command = speech("hello computer", pad=1.0), speech("find japanese restaurants nearby", pad=1.5)
+    grammar = "#JSGF V1.0;\ngrammar c;\npublic <c> = (find | show) japanese restaurants nearby | go home;\n"
+
+    async def go():
+        async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph") as ws:
+            await ws.send(json.dumps({"type": "start", "graph": "command", "grammar": grammar,
+                                      "wake-word": "hello computer", "command-timeout": 5}))
+            events = [json.loads(await ws.recv())]
+            for path in [wake, command, command]:  # the second command comes without a wake word
+                for data in frames(path, 3200):
+                    await ws.send(data)
+                    await asyncio.sleep(0)
+            await ws.send(json.dumps({"type": "stop"}))
+            while events[-1]["type"] != "end":
+                events.append(json.loads(await ws.recv()))
+            return events
+    events = run(go())
+    kinds = [e["type"] for e in events]
+    assert events[0]["type"] == "started"
+    assert [e["phrase"] for e in events if e["type"] == "wake"] == ["hello computer"], kinds
+    states = [(e["state"], e.get("reason")) for e in events if e["type"] == "assistant"]
+    assert states[:3] == [("waiting-for-wake-word", None), ("listening", None), ("waiting-for-wake-word", "understood")], states
+    assert [e["text"] for e in events if e["type"] == "final"] == ["find japanese restaurants nearby"]
+    assert events[-1]["reason"] == "stopped"
+
+
 def test_bad_requests_are_errors_and_the_connection_stays(server):
     async def go():
         out = []
@@ -134,7 +163,8 @@ def test_bad_requests_are_errors_and_the_connection_stays(server):
             for m in ["not json", '{"no": "type"}', '{"type": "fly"}', '{"type": "stop"}',
                       '{"type": "start", "graph": "nosuch"}', '{"type": "start", "format": "mp3"}',
                       '{"type": "start", "rate": 5}', '{"type": "start", "graph": "command", "grammar": "this is not jsgf"}',
-                      '{"type": "start", "vocabulary": "one string"}', '{"type": "speak", "text": "hi", "voice": "nobody"}']:
+                      '{"type": "start", "vocabulary": "one string"}', '{"type": "speak", "text": "hi", "voice": "nobody"}',
+                      '{"type": "start", "wake-word": " "}', '{"type": "start", "wake-word": "hi", "command-timeout": 0}']:
                 await ws.send(m)
                 out.append(json.loads(await ws.recv()))
             await ws.send(b"\0" * 100)  # audio before start
@@ -146,11 +176,12 @@ def test_bad_requests_are_errors_and_the_connection_stays(server):
         return out
     out = run(go())
     codes = [m.get("code") for m in out]
-    assert codes[:11] == ["bad-json", "bad-message", "bad-message", "state", "bad-request", "bad-request",
-                          "bad-request", "session", "bad-request", "voice", "state"], codes
+    assert codes[:13] == ["bad-json", "bad-message", "bad-message", "state", "bad-request", "bad-request",
+                          "bad-request", "session", "bad-request", "voice", "bad-request", "bad-request", "state"], codes
     assert "nosuch" in out[4]["message"]
-    assert codes[11] == "too-large"
-    assert out[12]["type"] == "speak-start"
+    assert "wake-word" in out[10]["message"] and "command-timeout" in out[11]["message"]
+    assert codes[13] == "too-large"
+    assert out[14]["type"] == "speak-start"
 
 
 def test_health_and_metrics(server):

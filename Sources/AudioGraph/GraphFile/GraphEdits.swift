@@ -69,26 +69,38 @@ public enum GraphEdits {
         return graph.nodes[pick[0]].id
     }
 
-    /// Points the graph's recognizers at the speech server at `url` (`run --server`): each
-    /// `recognizer` becomes a `remote-recognizer` keeping its id, its `partials`,
-    /// `alternatives` and `grammar`, recognising with the server's graph of the same name as
-    /// this one (`dictation`, `transcribe`, `command`), else `dictation`. A wake-word or
-    /// key-phrase recognizer is refused: the server does not spot them for a graph yet.
+    /// Points the graph's speech at the speech server at `url` (`run --server`), SpeechKit's
+    /// architecture: each `recognizer` becomes a `remote-recognizer` keeping its id, its
+    /// `partials`, `alternatives`, `grammar`, `wake-word` and `command-timeout`, recognising
+    /// with the server's graph of the same name as this one (`dictation`, `transcribe`,
+    /// `command`; `command` for a grammar), else `dictation`; each `speech-synth` becomes a
+    /// `remote-synth` with its parameters. Their `results`, `text` and gate links stay; a
+    /// recognizer's `verdict` link goes (the server's end of speech has its own). Remote nodes
+    /// already in the graph are pointed at `url`. A key-phrase recognizer is refused.
     public static func server(_ url: String, in graph: inout GraphDescription) throws(GraphError) {
         let recognizers = graph.nodes.indices.filter { graph.nodes[$0].type == "recognizer" }
-        guard !recognizers.isEmpty else { throw GraphError(.badOverride, "--server: the graph has no recognizer to do remotely", file: graph.file) }
+        let remote = graph.nodes.indices.filter { ["remote-recognizer", "remote-synth"].contains(graph.nodes[$0].type) }
+        guard !recognizers.isEmpty || !remote.isEmpty else {
+            throw GraphError(.badOverride, "--server: the graph has no recognizer to do remotely", file: graph.file)
+        }
+        for i in remote { graph.nodes[i].params["server"] = .string(url) }
         let serverGraph = ["dictation", "transcribe", "command"].contains(graph.name) ? graph.name : "dictation"
         for i in recognizers {
             let old = graph.nodes[i]
-            if let p = ["wake-word", "keyphrase"].first(where: { old.params[$0] != nil }) {
-                throw GraphError(.badOverride, "--server: node \"\(old.id)\" uses \(p), which a remote recognizer does not do yet; "
-                                 + "run this graph locally", file: graph.file, node: old.id)
+            if old.params["keyphrase"] != nil {
+                throw GraphError(.badOverride, "--server: node \"\(old.id)\" spots a keyphrase, which a remote recognizer does not do; "
+                                 + "run this graph locally, or use wake-word", file: graph.file, node: old.id)
             }
             var params: [String: ParameterValue] = ["server": .string(url), "graph": .string(old.params["grammar"] != nil ? "command" : serverGraph)]
-            for k in ["partials", "alternatives", "grammar"] { if let v = old.params[k] { params[k] = v } }
+            for k in ["partials", "alternatives", "grammar", "wake-word", "command-timeout"] { if let v = old.params[k] { params[k] = v } }
             graph.nodes[i] = NodeSpec(id: old.id, type: "remote-recognizer", params: params, location: old.location)
-            // The remote recognizer has no control ports yet (verdict, results, gate): their links go.
-            graph.controls?.removeAll { $0.from.node == old.id || $0.to.node == old.id }
+            graph.controls?.removeAll { $0.from == ControlRef(node: old.id, port: "verdict") }
+        }
+        for i in graph.nodes.indices where graph.nodes[i].type == "speech-synth" {
+            let old = graph.nodes[i]
+            var params = old.params
+            params["server"] = .string(url)
+            graph.nodes[i] = NodeSpec(id: old.id, type: "remote-synth", params: params, location: old.location)
         }
     }
 

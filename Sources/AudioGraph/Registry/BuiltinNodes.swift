@@ -17,6 +17,7 @@ extension NodeRegistry {
         r.register(Recognizer.descriptor)
         r.register(SpeechSynth.descriptor)
         r.register(RemoteRecognizer.descriptor)
+        r.register(RemoteSynth.descriptor)
         r.register(EchoCanceller.descriptor)
         r.converter = NodeRegistry.formatConverter
         return r

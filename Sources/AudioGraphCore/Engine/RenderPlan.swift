@@ -200,9 +200,10 @@ package final class RenderPlan {
     }
 
     /// Whether every source but `step` has ended and the events up to their end have been
-    /// delivered (through `delivered`).
+    /// delivered (through `delivered`), and every node that reports after its input has ended.
     private func othersFinished(besides step: RenderStep, delivered: Double) -> Bool {
         var end = 0.0
+        for s in steps where s !== step && s.node.reportsAfterInput && !s.ended { return false }
         for s in steps where s !== step && s.role == .source {
             guard s.ended else { return false }
             if let f = s.outputs.first?.format { end = max(end, Double(s.produced[0]) / f.sampleRate) }

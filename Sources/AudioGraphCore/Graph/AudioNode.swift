@@ -63,6 +63,11 @@ public protocol AudioNode: AnyObject {
     /// waits for such a node's reports only through the audio it has been given.
     var worksBehind: Bool { get }
 
+    /// Whether the node's events may still come after its input has ended (a remote
+    /// recognizer's, from its server): a node answering what the graph heard does not end
+    /// before this one has.
+    var reportsAfterInput: Bool { get }
+
     /// For a node that works behind the audio: whether it can take another block now without
     /// dropping it (room in its queue). With live input the engine holds rendering back while
     /// it cannot and the clock source ``holdsBacklog``: a burst of input costs latency, not words.
@@ -125,6 +130,7 @@ extension AudioNode {
     public func takeEvents(nodeId: String) -> [EngineEvent] { [] }
     public func takeStreamEvents(nodeId: String) -> StreamEvents? { nil }
     public var worksBehind: Bool { false }
+    public var reportsAfterInput: Bool { false }
     public var canTakeBlock: Bool { true }
     public var holdsBacklog: Bool { false }
     public var drainsOnStop: Bool { false }

@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphClient
 import AudioGraphCore
 import AudioGraphSpeech
 import Foundation
@@ -8,11 +9,13 @@ import Synchronization
 /// Swift API has it, and speech output like SpeechKit's `SKVocalizer`.
 ///
 /// Client → server, text: `{"type": "start", "graph", "rate", "channels", "format":
-/// "s16le"|"s32le", "grammar", "vocabulary", "end-of-speech", "partials", "alternatives"}`,
+/// "s16le"|"s32le", "grammar", "vocabulary", "end-of-speech", "partials", "alternatives",
+/// "wake-word", "command-timeout"}`,
 /// `{"type": "stop"}` (finish and deliver), `{"type": "cancel"}` (discard),
 /// `{"type": "speak", "text", "voice", "rate"}`, `{"type": "cancel-speech"}`; binary: PCM
 /// in the started format. Server → client, text: `{"type": "started", "session", "graph"}`,
-/// then the `--json` events (speech-start/end, partial, final, warning, error, end),
+/// then the `--json` events (speech-start/end, partial, final, wake, assistant, warning,
+/// error, end),
 /// `speak-start` {id, text, rate} / binary s16le mono PCM / `speak-end` {id, cancelled};
 /// faults as `{"type": "error", "code", "message"}` (the connection stays open).
 final class AppProtocol: SocketProtocol, @unchecked Sendable {
@@ -74,6 +77,14 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
         }
         if let p = m["partials"] { guard let p = (p as? NSNumber)?.doubleValue, (0...10).contains(p) else { return bad("partials is seconds from 0 to 10") }; options.partials = p }
         if let a = m["alternatives"] { guard let a = (a as? NSNumber)?.intValue, (0...10).contains(a) else { return bad("alternatives is 0 to 10") }; options.alternatives = a }
+        if let w = m["wake-word"] {
+            guard let w = w as? String, !w.trimmingCharacters(in: .whitespaces).isEmpty else { return bad("wake-word must be a phrase") }
+            options.wakeWord = w
+        }
+        if let t = m["command-timeout"] {
+            guard let t = (t as? NSNumber)?.doubleValue, (0.5...60).contains(t) else { return bad("command-timeout is seconds from 0.5 to 60") }
+            options.commandTimeout = t
+        }
         return .success((options, rate, channels, width))
     }
 

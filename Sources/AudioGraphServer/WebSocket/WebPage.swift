@@ -59,7 +59,7 @@ enum WebPage {
 <script>
 "use strict";
 // The page's state, read by the tests (Tests/Server/test_browser.py) and nothing else.
-const ag = window.ag = { partials: [], finals: [], errors: [], spokenPeak: 0, speaking: false, ended: [] };
+const ag = window.ag = { partials: [], finals: [], errors: [], spokenPeak: 0, speaking: false, ended: [], toScreen: [] };
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const keyQuery = params.get("app") ? `?app=${encodeURIComponent(params.get("app"))}&key=${encodeURIComponent(params.get("key") || "")}` : "";
@@ -109,6 +109,8 @@ function onEvent(e) {
       break;
     case "final": {
       ag.finals.push({ text: e.text, confidence: e.confidence });
+      // End of speech (the utterance's end, in the audio sent) to the final painted, in ms.
+      if (ag.audioStart !== undefined) requestAnimationFrame(() => ag.toScreen.push(performance.now() - ag.audioStart - 1000 * e.end));
       if (partialEl) { partialEl.remove(); partialEl = null; }
       const p = document.createElement("p");
       p.className = "final";
@@ -156,11 +158,14 @@ async function startTalking() {
   micNode.port.onmessage = ({ data }) => {
     $("level").value = Math.min(1, data.rms * 4);
     if (!recording || ws.readyState !== WebSocket.OPEN) return;
+    // When the session's first sample was captured: its stream times are counted from there.
+    if (ag.audioStart === undefined) ag.audioStart = performance.now() - 1000 * data.samples.length / audio.sampleRate;
     const pcm = new Int16Array(data.samples.length);
     for (let i = 0; i < pcm.length; i++) pcm[i] = Math.max(-32768, Math.min(32767, Math.round(data.samples[i] * 32768)));
     ws.send(pcm.buffer);
   };
   source.connect(micNode);
+  ag.audioStart = undefined;
   recording = true;
   $("talk").setAttribute("aria-pressed", "true");
   $("talk").textContent = "Listening… release to stop";

@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioGraphClient
 import AudioGraphCore
 import AudioGraphSpeech
 import Foundation

@@ -91,7 +91,8 @@ final class WyomingListener: @unchecked Sendable {
                 var buf = [CChar](repeating: 0, count: 64)
                 var addr = a.pointee.sin_addr
                 inet_ntop(AF_INET, &addr, &buf, 64)
-                return "\(String(cString: buf)):\(UInt16(bigEndian: a.pointee.sin_port))"
+                let text = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                return "\(text):\(UInt16(bigEndian: a.pointee.sin_port))"
             }
         }
     }
