@@ -86,8 +86,9 @@ def main():
     lf, rf = rows["local"][0], rows["remote"][0]
     print(f"added at p95: final {1000 * (pct(rf, 95) - pct(lf, 95)):+.0f} ms, first partial "
           f"{1000 * (pct(rows['remote'][1], 95) - pct(rows['local'][1], 95)):+.0f} ms")
-    # On the wire: 16-bit PCM in 0.1 s binary frames (2 + 4 mask bytes a frame, client to server).
-    print(f"wire, client to server: {(3200 + 2 + 2 + 4) * 10 / 1000:.1f} kB per second of 16 kHz audio (s16le in 0.1 s frames)")
+    # On the wire: 16-bit PCM, one binary frame per render block (1024 samples: 2048 bytes and
+    # an 8-byte header with its mask, client to server; counted with strace).
+    print(f"wire, client to server: {(2048 + 8) * 16000 / 1024 / 1000:.1f} kB per second of 16 kHz audio (s16le, a frame per 1024-sample block)")
     server.terminate()
     server.wait()
 

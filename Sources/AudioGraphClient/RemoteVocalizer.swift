@@ -21,9 +21,12 @@ public final class RemoteVocalizer: Sendable {
     public init(_ server: ServerEndpoint) { endpoint = server }
 
     /// Speaks `text` with `voice` (flite's: rms, slt, awb, kal16, kal) at `rate` (1: the
-    /// voice's pace) and returns the audio once it has all come. Throws a ``RemoteError``
-    /// (`voice`, `busy`, `connection-lost`, …). `onStart`/`onAudio` see it as it comes.
+    /// voice's pace) and returns the audio once it has all come (its end: SKVocalizer's
+    /// didFinishSpeaking). Throws a ``RemoteError`` (`voice`, `busy`, `connection-lost`, …).
+    /// `onStart` hears the speech begin (with its sample rate: willBeginSpeaking) and
+    /// `onAudio` gets its samples as they come, to play them at once.
     public func speak(_ text: String, voice: String = "rms", rate: Double = 1,
+                      onStart: (@Sendable (_ sampleRate: Int) -> Void)? = nil,
                       onAudio: (@Sendable ([Float]) -> Void)? = nil) async throws -> Speech {
         let l: SocketLink
         if let open = link.withLock({ $0 }) {
@@ -46,7 +49,9 @@ public final class RemoteVocalizer: Sendable {
                 switch try await l.receive() {
                 case .json(let m):
                     switch m["type"] as? String {
-                    case "speak-start": speech.sampleRate = (m["rate"] as? NSNumber)?.intValue ?? 16000
+                    case "speak-start":
+                        speech.sampleRate = (m["rate"] as? NSNumber)?.intValue ?? 16000
+                        onStart?(speech.sampleRate)
                     case "speak-end":
                         speech.cancelled = (m["cancelled"] as? Bool) ?? false
                         return speech

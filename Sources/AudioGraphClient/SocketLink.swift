@@ -93,7 +93,9 @@ final class SocketLink: @unchecked Sendable {
             }
         }
         switch made {
-        case .success(let c): connection = OpaquePointer(bitPattern: c)
+        case .success(let c):
+            connection = OpaquePointer(bitPattern: c)
+            NoDelay.apply(toPeerPort: port)
         case .failure(let e):
             Unmanaged.passUnretained(self).release()  // no connection: civetweb will not call back
             throw e

@@ -1,6 +1,7 @@
 import AudioGraphClient
 import AudioGraphTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// The Swift client against a real `audiograph serve` (the debug binary, started per test on
@@ -85,8 +86,13 @@ import Testing
         #expect(partials > 0)
 
         let vocalizer = RemoteVocalizer(server.endpoint)
-        let speech = try await vocalizer.speak("The kitchen light is on.")
+        let heard = Mutex<(start: Int?, samples: Int, startedFirst: Bool)>((nil, 0, false))
+        let speech = try await vocalizer.speak("The kitchen light is on.", onStart: { rate in
+            heard.withLock { $0.start = rate; $0.startedFirst = $0.samples == 0 }
+        }, onAudio: { chunk in heard.withLock { $0.samples += chunk.count } })
         #expect(speech.sampleRate == 16000 && speech.samples.count > 8000 && !speech.cancelled)
+        let seen = heard.withLock { $0 }
+        #expect(seen.start == 16000 && seen.startedFirst && seen.samples == speech.samples.count, "\(seen)")
         await #expect(throws: RemoteError.self) { _ = try await vocalizer.speak("hi", voice: "nobody") }
         vocalizer.close()
     }

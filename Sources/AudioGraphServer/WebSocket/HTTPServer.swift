@@ -34,6 +34,8 @@ final class HTTPServer: @unchecked Sendable {
             "request_timeout_ms", "10000",
             "websocket_timeout_ms", "\(Int(server.configuration.idleSeconds * 1000))",
             "enable_websocket_ping_pong", "no",
+            // Events are small frames: without it Nagle holds each until the client's delayed ACK (40 ms).
+            "tcp_nodelay", "1",
         ]
         var cStrings = options.map { strdup($0) }
         cStrings.append(nil)
