@@ -43,7 +43,7 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         inputs: .fixed(1),
         controls: [
             .output("results", .text, help: "final results, and with a `wake-word` the assistant's states (a speech-synth's replies and earcons)"),
-            .input("gate", .gate, help: "what the graph plays: sent as silence (it does not hear itself)"),
+            .input("gate", .gate, help: "what the graph plays: sent as silence with live input (it does not hear itself)"),
         ],
         make: { p throws(GraphError) in try RemoteRecognizer(p) })
 
@@ -224,8 +224,14 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     }
 
     /// Copies `frames` of `input` into the ring, 10 ms at a time, silence where the gate says
-    /// the graph was playing (as a local recognizer's queue mutes it).
+    /// the graph was playing (as a local recognizer's queue mutes it). With file input there is
+    /// no echo to leave out, and what the graph plays starts when the server's events arrive,
+    /// not at a fixed stream time: the gate would silence arbitrary stretches of the input.
     private func write(_ input: AudioBuffer, frames: Int) {
+        guard isLive else {
+            _ = ring.write(input, frames: frames)
+            return
+        }
         let rate = input.format.sampleRate, step = silence.count
         var k = 0
         while k < frames {

@@ -5,7 +5,9 @@ import Synchronization
 /// one command with the node's grammar or language model, then waits again.
 ///
 ///     waiting-for-wake-word ──wake word──► listening ──final result──► waiting-for-wake-word
-///                                              └──no command begins in `command-timeout`──┘
+///            │                                 └──no command begins in `command-timeout`──┘
+///            └──barge-in: speech cut an answer short──► listening (to that speech)
+///
 ///
 /// While it waits, every sample goes to the ``WakeWordSpotter`` and into the utterance
 /// decoder's pre-roll (not decoded), so the command, the first utterance that begins after
@@ -16,8 +18,10 @@ final class CommandListener {
     enum Phase: Equatable {
         case waiting
         /// Listening for a command since the wake word ended at this stream time; `began`:
-        /// the command has begun (an utterance is open), so the timeout no longer applies.
-        case listening(since: Double, began: Bool)
+        /// the command has begun (an utterance is open), so the timeout no longer applies;
+        /// `barged`: the command is speech that interrupted an answer (the spotter still
+        /// listens: a wake word in it starts the command anew after it).
+        case listening(since: Double, began: Bool, barged: Bool = false)
     }
 
     let nodeId: String
@@ -27,6 +31,8 @@ final class CommandListener {
     private(set) var phase = Phase.waiting
     private let emit: (EngineEvent, Double) -> Void
     private let cancelRequested = Atomic<Bool>(false)
+    /// The onset (stream seconds, bits; NaN: none) of speech that barged in, to listen to.
+    private let bargeIn = Atomic<UInt64>(Double.nan.bitPattern)
 
     init(nodeId: String, spotter: WakeWordSpotter, timeout: Double, emit: @escaping (EngineEvent, Double) -> Void) {
         self.nodeId = nodeId
@@ -48,8 +54,28 @@ final class CommandListener {
     /// Drops the command being listened for and waits for the wake word again. Any thread.
     func requestCancel() { cancelRequested.store(true, ordering: .releasing) }
 
+    /// Speech that began at `t` cut the assistant's answer short: it is the next command.
+    /// Any thread (the delivery thread's observer).
+    func requestBargeIn(at t: Double) { bargeIn.store(t.bitPattern, ordering: .releasing) }
+
+    /// Takes a barge-in request while waiting: listens from its onset. Where this thread has
+    /// not yet reached the onset, the vad's speech start there opens the utterance as after a
+    /// wake word; where it has passed it (the marker went by unheard), the utterance begins at
+    /// the onset from the pre-roll.
+    private func takeBargeIn(_ utterances: UtteranceDecoder) {
+        let t = Double(bitPattern: bargeIn.exchange(Double.nan.bitPattern, ordering: .acquiring))
+        guard !t.isNaN else { return }
+        // Stamped where this thread is (stream order: nothing earlier may follow what it reported).
+        emit(.assistant(node: nodeId, state: .listening, reason: nil, t: t), max(t, utterances.position))
+        utterances.listening = true
+        // The spotter goes on from where it is: it has heard this speech from its onset.
+        phase = .listening(since: t, began: true, barged: true)
+        if utterances.position > t && !utterances.open { utterances.begin(at: t) }
+    }
+
     /// Takes one block: to the spotter while waiting, to the utterance decoder while listening.
     func take(_ block: AudioBuffer, _ utterances: UtteranceDecoder) {
+        if phase == .waiting { takeBargeIn(utterances) } else { bargeIn.store(Double.nan.bitPattern, ordering: .relaxed) }
         switch phase {
         case .waiting:
             cancelRequested.store(false, ordering: .relaxed)
@@ -62,10 +88,23 @@ final class CommandListener {
                 phase = .listening(since: t, began: false)
                 utterances.listening = true
             }
-        case .listening(let since, var began):
+        case .listening(let since, var began, let barged):
             if cancelRequested.exchange(false, ordering: .acquiring) {
                 utterances.drop()
                 return back(.cancelled, utterances)
+            }
+            if barged && spotter.take(block.channel(0), block.frameLength) {
+                // "hello computer, …" over the answer: a new wake-up. The command is what
+                // follows the wake word: at once if the speech goes on, else the next utterance.
+                let t = utterances.position
+                let goesOn = utterances.phase == .speaking
+                utterances.drop()
+                emit(.wake(node: nodeId, phrase: spotter.phrase, t: t), t)
+                emit(.assistant(node: nodeId, state: .listening, reason: nil, t: t), t)
+                if goesOn { utterances.begin(at: t) }
+                utterances.take(block)
+                phase = .listening(since: t, began: goesOn)
+                return
             }
             // `command-timeout` bounds when the command begins, not when it ends: once an
             // utterance has opened, the command's final result (understood or not) ends it.
@@ -73,7 +112,7 @@ final class CommandListener {
             utterances.take(block)
             guard isListening else { return }  // a final result ended the command
             began = began || utterances.open && !utterances.tentative
-            phase = .listening(since: since, began: began)
+            phase = .listening(since: since, began: began, barged: barged)
             if !began && !utterances.open && !utterances.tentative && utterances.position - since >= timeout {
                 back(.noSpeech, utterances)
             }

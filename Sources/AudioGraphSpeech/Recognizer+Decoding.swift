@@ -44,6 +44,7 @@ extension Recognizer {
             isCancelled: { stage.isCancelled },
             reached: { t in stage.reached(t) })
         var finishedEarly = false
+        var interruption: Interruption?
         listener?.start()
         // The input may end while the run goes on (other sources): end the utterance in
         // flight and report through the end, so the events of nodes still running are not
@@ -65,6 +66,11 @@ extension Recognizer {
                 // Words from code join before the first utterance or between two.
                 if !utterances.open { addPendingVocabulary(decoder, stage, at: block.time) }
                 if let listener {
+                    if interruption == nil { interruption = interruptions.pop() }
+                    if let i = interruption, block.time >= i.from {
+                        listener.requestBargeIn(at: i.onset)
+                        interruption = nil
+                    }
                     listener.take(block, utterances)
                     if let r = reported { listener.reported(r, utterances) }
                 } else {

@@ -49,6 +49,7 @@ public final class Recognizer: AudioNode {
             .output("results", .text, help: "final results, and with a `wake-word` the assistant's states (a speech-synth's replies and earcons)"),
             .output("verdict", .verdict, help: "with a `grammar`: whether the command so far is a whole sentence (grammar-aware end of speech)"),
             .input("gate", .gate, help: "what the graph plays: not decoded (it does not hear itself)"),
+            .input("barge-in", .text, help: "with `wake-word`: a speech-synth's `barge-in`: the speech that cut its answer short is decoded as the next command (a wake word in it starts a new one)"),
         ],
         make: { p throws(GraphError) in try Recognizer(p) })
 
@@ -171,6 +172,7 @@ public final class Recognizer: AudioNode {
             : context.upstreamMarkers.contains(.speechStart) ? .speech : .whole
         gate = context.playbackGate
         progress = context.hypothesis
+        takesBargeIns = wake != nil && !(context.controlSources["barge-in"] ?? []).isEmpty
         // Reported from the live pass's hypothesis: none without partial results and a live pass.
         if automaton != nil && (finalPass == .live || partialFrames > 0) { progress.hasReporter = true } else { automaton = nil }
         stage = LaggingStage(name: "audiograph.recognizer", format: StreamFormat(sampleRate: 16000, channelCount: 1),
@@ -190,6 +192,7 @@ public final class Recognizer: AudioNode {
         let writes = input.frameLength > 0 || input.markerCount > 0
         // File input: the decoder is behind by its whole queue; the engine waits for room.
         if writes && stage.queue.policy == .block && !stage.queue.hasRoom { return .notReady }
+        if takesBargeIns, let t = gate.takeInterruption() { _ = interruptions.push(Interruption(onset: t, from: input.time)) }
         if writes { stage.write(input, muting: gate) }
         if io.inputsEnded { stage.endInput() }
         if !continuous {
@@ -226,6 +229,18 @@ public final class Recognizer: AudioNode {
     /// Assistant mode: drops the command being listened for and waits for the wake word
     /// again (an `assistant` event with reason `cancelled`). Any thread; no-op otherwise.
     public func cancelCommand() { listener?.requestCancel() }
+
+    /// Whether a speech-synth's `barge-in` is connected (with a wake word): its interruptions,
+    /// which it marks on the graph's gate, are taken as commands.
+    private var takesBargeIns = false
+
+    /// Barge-ins handed from the render thread to the decoding thread with the block they
+    /// came in, so the command starts at the same block in every file run.
+    struct Interruption: BitwiseCopyable {
+        var onset: Double
+        var from: Double
+    }
+    let interruptions = SPSCQueue<Interruption>(capacity: 8)
 
     public func takeStreamEvents(nodeId: String) -> StreamEvents? { stage?.take() }
 

@@ -23,6 +23,8 @@ extension SpeechSynth {
             return .assistant(node: nodeId, state: .speaking, reason: nil, t: raw.t)
         case Self.doneSpeaking:
             return .assistant(node: nodeId, state: .waitingForWakeWord, reason: nil, t: raw.t)
+        case Self.bargedIn:
+            return .bargeIn(node: nodeId, t: raw.t)
         default:
             return raw.standardEvent(nodeId: nodeId)
         }
@@ -32,15 +34,19 @@ extension SpeechSynth {
 
     /// Answers the final results of the recognizers connected to its `text` input with the
     /// `reply` template and plays the earcons of their assistant states; with `barge-in`,
-    /// stops speaking when speech starts (any vad's: barge-in's link is not a port yet).
+    /// stops speaking when speech starts (any vad's), plays the cancel earcon and reports the
+    /// speech's onset (`barge-in` event), which a recognizer connected to its `barge-in` output
+    /// decodes as the next command.
     public func observe(_ event: EngineEvent, at stamp: Double) {
         // File input: at a fixed delay after the event (live: at once, once synthesised).
         let at = isLive || !stamp.isFinite ? 0 : stamp + responseDelay
         switch event {
-        case .assistant(let node, let state, let reason, _) where answers.contains(node):
+        case .assistant(let node, let state, let reason, let t) where answers.contains(node):
             inAssistant.store(true, ordering: .relaxed)
             switch (state, reason) {
-            case (.listening, _): play(.start, notBefore: at)
+            case (.listening, _):
+                // Listening to the speech that barged in: the user is already speaking.
+                if Double(bitPattern: quietListening.load(ordering: .relaxed)) != t { play(.start, notBefore: at) }
             case (.waitingForWakeWord, .notUnderstood?), (.waitingForWakeWord, .noSpeech?): play(.error, notBefore: at)
             case (.waitingForWakeWord, .cancelled?): play(.cancel, notBefore: at)
             default: break
@@ -49,8 +55,13 @@ extension SpeechSynth {
             guard !result.text.isEmpty else { return }
             if inAssistant.load(ordering: .relaxed) { play(.end, notBefore: at) }
             if let reply { _ = try? enqueue(reply.replacingOccurrences(of: "{text}", with: result.text), notBefore: at) }
-        case .speechStart where bargeIn:
-            if speakingNow { cancelSpeech() }
+        case .speechStart(_, let t, _) where bargeIn:
+            guard speakingNow, Double(bitPattern: bargeOnset.load(ordering: .acquiring)).isNaN else { return }
+            quietListening.store(t.bitPattern, ordering: .relaxed)
+            for id in worker?.cancelAll() ?? [] { finished(id, played: false) }  // texts not yet begun
+            bargeAt.store(at.bitPattern, ordering: .relaxed)
+            bargeOnset.store(t.bitPattern, ordering: .releasing)  // the render thread cuts the answer at `at`
+            play(.cancel, notBefore: at)
         default:
             break
         }

@@ -49,6 +49,7 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
         controls: [
             .input("text", .text, help: "a recognizer's `results`: finals answered with `reply`, an assistant's states played as earcons"),
             .output("playing", .gate, help: "what it plays, so the listeners leave it and its echo out (unless `gate` is false)"),
+            .output("barge-in", .text, help: "with `barge-in`: the user's speech that cut an answer short, for a recognizer to decode as the next command"),
         ],
         make: { p throws(GraphError) in try SpeechSynth(p) })
 
@@ -59,6 +60,8 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     /// The assistant speaks (first text after silence) / is done speaking (last text ended).
     static let speaking = NodeEvent.Kind(rawValue: 1102)
     static let doneSpeaking = NodeEvent.Kind(rawValue: 1103)
+    /// The answer was cut short by speech that began at `t` (barge-in).
+    static let bargedIn = NodeEvent.Kind(rawValue: 1104)
     static let cancelledFlag: Int32 = 1
     static let earconFlag: Int32 = 2
 
@@ -107,6 +110,14 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     /// Whether text is being spoken (render thread's view; any thread).
     public var speakingNow: Bool { speakingFlag.load(ordering: .relaxed) }
     let cancelRequested = Atomic<Bool>(false)
+    /// Barge-in: the onset (stream seconds, bits; NaN: none) of the speech that cuts the answer
+    /// short, and the stream time the render thread cuts it at (file input: a fixed delay after
+    /// the onset was decided, as answers start; live: at once).
+    let bargeOnset = Atomic<UInt64>(Double.nan.bitPattern)
+    let bargeAt = Atomic<UInt64>(0.0.bitPattern)
+    /// Barge-in: the onset whose `listening` state (a recognizer taking the interrupting
+    /// speech as its command) gets no start earcon.
+    let quietListening = Atomic<UInt64>(Double.nan.bitPattern)
     private var startedInitial = false
     /// Set once an assistant's events are seen: its speaking states are reported.
     let inAssistant = Atomic<Bool>(false)
@@ -201,6 +212,17 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
         if cancelRequested.exchange(false, ordering: .acquiring), let c = current {
             _ = worker.ring.discard(frames: left)
             end(c, at: time(0), cancelled: true, &io)
+        }
+        let onset = Double(bitPattern: bargeOnset.load(ordering: .acquiring))
+        if !onset.isNaN && time(0) >= Double(bitPattern: bargeAt.load(ordering: .relaxed)) {
+            // Barge-in: the answer stops here; listeners on the gate hear of the speech's onset.
+            bargeOnset.store(Double.nan.bitPattern, ordering: .relaxed)
+            if let c = current, !c.isEarcon {
+                _ = worker.ring.discard(frames: left)
+                end(c, at: time(0), cancelled: true, &io)
+            }
+            gate.interrupt(at: onset)
+            io.emit(NodeEvent(Self.bargedIn, t: onset))
         }
         while filled < n {
             if current == nil {

@@ -102,6 +102,8 @@ final class EventPrinter: Sendable {
             info(String(format: "%8.3f s  -- %@", t, state.rawValue + (reason.map { " (\($0.rawValue))" } ?? "")))
         case .earcon:
             break
+        case .bargeIn(let node, let t):
+            info(String(format: "%8.3f s  %@  interrupted by the user", t, node))
         case .warning(let node, let message):
             err("audiograph: warning: " + (node.map { "node \"\($0)\": " } ?? "") + message)
         case .overrun(let node, let lost):

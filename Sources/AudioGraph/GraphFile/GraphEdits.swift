@@ -75,7 +75,8 @@ public enum GraphEdits {
     /// with the server's graph of the same name as this one (`dictation`, `transcribe`,
     /// `command`; `command` for a grammar), else `dictation`; each `speech-synth` becomes a
     /// `remote-synth` with its parameters. Their `results`, `text` and gate links stay; a
-    /// recognizer's `verdict` link goes (the server's end of speech has its own). Remote nodes
+    /// recognizer's `verdict` and `barge-in` links go (the server's end of speech has its own;
+    /// a remote recognizer does not take barge-ins as commands). Remote nodes
     /// already in the graph are pointed at `url`. A key-phrase recognizer is refused.
     public static func server(_ url: String, in graph: inout GraphDescription) throws(GraphError) {
         let recognizers = graph.nodes.indices.filter { graph.nodes[$0].type == "recognizer" }
@@ -94,7 +95,7 @@ public enum GraphEdits {
             var params: [String: ParameterValue] = ["server": .string(url), "graph": .string(old.params["grammar"] != nil ? "command" : serverGraph)]
             for k in ["partials", "alternatives", "grammar", "wake-word", "command-timeout"] { if let v = old.params[k] { params[k] = v } }
             graph.nodes[i] = NodeSpec(id: old.id, type: "remote-recognizer", params: params, location: old.location)
-            graph.controls?.removeAll { $0.from == ControlRef(node: old.id, port: "verdict") }
+            graph.controls?.removeAll { $0.from == ControlRef(node: old.id, port: "verdict") || $0.to == ControlRef(node: old.id, port: "barge-in") }
         }
         for i in graph.nodes.indices where graph.nodes[i].type == "speech-synth" {
             let old = graph.nodes[i]

@@ -99,6 +99,8 @@ extension EngineEvent {
             j.add("type", "assistant"); j.add("node", node); j.add("state", state.rawValue)
             if let reason { j.add("reason", reason.rawValue) }
             j.add("t", t)
+        case .bargeIn(let node, let t):
+            j.add("type", "barge-in"); j.add("node", node); j.add("t", t)
         case .earcon(let node, let name, let t):
             j.add("type", "earcon"); j.add("node", node); j.add("name", name); j.add("t", t)
         case .overrun(let node, let lost):

@@ -19,6 +19,7 @@ public final class PlaybackGate: Sendable {
     private let previousFrom = Atomic<UInt64>((-Double.infinity).bitPattern)
     private let previousUntil = Atomic<UInt64>((-Double.infinity).bitPattern)
     private let latency = Atomic<UInt64>(0.0.bitPattern)
+    private let interruption = Atomic<UInt64>(Double.nan.bitPattern)
 
     /// A gate with nothing played yet.
     public init() {}
@@ -69,8 +70,19 @@ public final class PlaybackGate: Sendable {
         return nil
     }
 
+    /// The player stopped because the user's speech began at `t` (barge-in): for a listener
+    /// that takes that speech as a command. Render thread.
+    public func interrupt(at t: Double) { interruption.store(t.bitPattern, ordering: .releasing) }
+
+    /// The onset of the last interruption not yet taken, once. Render thread (one listener).
+    public func takeInterruption() -> Double? {
+        let t = Double(bitPattern: interruption.exchange(Double.nan.bitPattern, ordering: .acquiring))
+        return t.isNaN ? nil : t
+    }
+
     /// Forgets every interval (a new run starts from stream time 0).
     public func reset() {
+        interruption.store(Double.nan.bitPattern, ordering: .relaxed)
         let never = (-Double.infinity).bitPattern
         currentFrom.store(never, ordering: .relaxed)
         currentUntil.store(never, ordering: .relaxed)

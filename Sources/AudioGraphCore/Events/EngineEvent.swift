@@ -36,6 +36,9 @@ public enum EngineEvent: Sendable, Equatable {
     case assistant(node: String, state: AssistantState, reason: AssistantState.Reason?, t: Double)
     /// A speech-synth began playing an earcon (a short sound bound to an assistant state).
     case earcon(node: String, name: String, t: Double)
+    /// A speech-synth with `barge-in` stopped its answer because the user's speech began at
+    /// stream time `t`; a recognizer connected to its `barge-in` takes that speech as a command.
+    case bargeIn(node: String, t: Double)
     /// The run failed; an `end` with reason `error` follows.
     case error(EngineError)
     /// The run is over; a session adds a suggestion when it can tell why nothing useful
