@@ -28,7 +28,7 @@ extension SpeechSynth {
         guard let sound = earcons[e], let worker else { return }
         let id = nextId.add(1, ordering: .relaxed).newValue
         earconIds.withLock { $0[id] = e }
-        if !worker.submit(id: id, text: "", sound: sound, notBefore: notBefore) { earconIds.withLock { $0[id] = nil } }
+        if !worker.submit(id: id, text: "", sound: sound, notBefore: notBefore, gatedEarcon: e != .cancel) { earconIds.withLock { $0[id] = nil } }
     }
 
     /// Speaks `text` and returns once it has been played (true) or cancelled (false).

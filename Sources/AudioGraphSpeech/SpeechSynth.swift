@@ -44,7 +44,7 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
             ParameterSpec("gate", .bool, default: true,
                           help: "the listeners (vad, recognizer) leave out what this node plays and its echo; false: they hear it"),
             ParameterSpec("barge-in", .bool, default: false,
-                          help: "stop speaking when speech starts; implies gate false (needs an echo-cancelled microphone, see README)"),
+                          help: "stop speaking when speech starts (the answer is not gated; earcons but the cancel tone are, with gate true); needs a microphone without the answer's echo, see README"),
         ],
         controls: [
             .input("text", .text, help: "a recognizer's `results`: finals answered with `reply`, an assistant's states played as earcons"),
@@ -76,6 +76,8 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     let echoTail: Double
     let bargeIn: Bool
     let gates: Bool
+    /// With barge-in: whether the earcons are still gated (`gate` true).
+    let gatesEarcons: Bool
     var worker: SpeechWorker?
     /// Opens the voice (nil: flite's `voice` at `rate`; `remote-synth`: a server's).
     private let openVoice: (() throws(EngineError) -> any SpeechVoice)?
@@ -139,6 +141,7 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
         echoTail = p.number("echo-tail")
         bargeIn = p.bool("barge-in")
         gates = p.bool("gate") && !bargeIn
+        gatesEarcons = p.bool("gate")
     }
 
     public func open() throws(EngineError) {
@@ -241,7 +244,11 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
                 current = s
                 left = s.frames
                 let t = time(filled)
-                if gates { gate.playing(from: t, to: t + Double(s.frames) / format.sampleRate, tail: echoTail) }
+                // With barge-in the listeners hear the answers (through an echo canceller), but
+                // the earcons stay gated (short, and the first sounds, before a canceller has
+                // converged), except the cancel earcon, which plays over the speech that barged in.
+                let gated = gates || bargeIn && gatesEarcons && s.gatedEarcon
+                if gated { gate.playing(from: t, to: t + Double(s.frames) / format.sampleRate, tail: echoTail) }
                 if !s.isEarcon && !speakingText {
                     speakingText = true
                     if inAssistant.load(ordering: .relaxed) { io.emit(NodeEvent(Self.speaking, t: t)) }

@@ -19,6 +19,8 @@ final class SpeechWorker: @unchecked Sendable {
         var isEarcon: Bool
         /// Stream time before which it does not start (file input: see `SpeechSynth`).
         var notBefore: Double
+        /// An earcon the gate covers even with barge-in (all but the cancel earcon).
+        var gatedEarcon: Bool
     }
 
     let ring: FrameRing
@@ -33,7 +35,7 @@ final class SpeechWorker: @unchecked Sendable {
     /// Signalled when a segment is announced and when samples are written (the render thread
     /// of a file run may wait for them). Set before `start`.
     var samplesReady = Readiness()
-    private let requests = Locked<[(id: Int, text: String, sound: [Float]?, notBefore: Double, generation: Int)]>([])
+    private let requests = Locked<[(id: Int, text: String, sound: [Float]?, notBefore: Double, gatedEarcon: Bool, generation: Int)]>([])
     private let thread = WorkerThread(name: "audiograph.speech")
     private var running = false
     private let voice: any SpeechVoice
@@ -49,11 +51,11 @@ final class SpeechWorker: @unchecked Sendable {
     }
 
     /// Queues a text, or a ready sound to play as is (an earcon); false when `capacity` wait.
-    func submit(id: Int, text: String, sound: [Float]? = nil, notBefore: Double = 0) -> Bool {
+    func submit(id: Int, text: String, sound: [Float]? = nil, notBefore: Double = 0, gatedEarcon: Bool = false) -> Bool {
         let g = generation.load(ordering: .acquiring)
         let accepted = requests.withLock { r -> Bool in
             guard r.count + segments.count < capacity else { return false }
-            r.append((id, text, sound, notBefore, g))
+            r.append((id, text, sound, notBefore, gatedEarcon, g))
             return true
         }
         if accepted {
@@ -125,7 +127,8 @@ final class SpeechWorker: @unchecked Sendable {
                     samplesReady.signal()
                 }
                 if !announced && (written == samples.count || ring.space == 0) {
-                    let segment = Segment(id: next.id, frames: samples.count, isEarcon: next.sound != nil, notBefore: next.notBefore)
+                    let segment = Segment(id: next.id, frames: samples.count, isEarcon: next.sound != nil, notBefore: next.notBefore,
+                                          gatedEarcon: next.gatedEarcon)
                     // `writing` before the announcement: a render thread that sees the segment
                     // and no text pending knows whether all its samples are there.
                     writing.store(written < samples.count, ordering: .releasing)
