@@ -64,6 +64,8 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     private let inputEnded = Atomic<Bool>(false)
     /// File input: the input's end is in the ring (render thread).
     private var endWritten = false
+    private var endWrittenAt = 0.0
+    static let noLastResults: Int32 = 2
     /// The server's events have all come (its session ended, or the connection failed).
     private let received = Atomic<Bool>(false)
     /// ...and have all been delivered: the delivery thread found none left after they came
@@ -199,8 +201,9 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         if failed.load(ordering: .acquiring) { return .failed(1) }
         if endWritten {
             // File input, its end sent: the run waits until the server's last results are
-            // in and taken for delivery, so a synth answering them still speaks.
-            return delivered.load(ordering: .acquiring) ? .endOfStream : .notReady
+            // in and taken for delivery, so a synth answering them still speaks; `timeout` at most.
+            if delivered.load(ordering: .acquiring) { return .endOfStream }
+            return monotonicSeconds() - endWrittenAt > timeout ? .failed(Self.noLastResults) : .notReady
         }
         let input = io.inputs[0]
         if input.frameLength > 0 {
@@ -216,6 +219,7 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
             sender.wake.signal()
             if !isLive {
                 endWritten = true
+                endWrittenAt = monotonicSeconds()
                 return .notReady
             }
             return .endOfStream
@@ -250,7 +254,9 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     public var reportsAfterInput: Bool { true }
 
     public func failure(_ code: Int32) -> EngineError {
-        EngineError(.server, "speech server \(server): the connection was lost mid-run")
+        code == Self.noLastResults
+            ? EngineError(.server, "speech server \(server): no last results within \(Int(timeout)) s", parameter: "timeout")
+            : EngineError(.server, "speech server \(server): the connection was lost mid-run")
     }
 
     /// The audio is over: the server finishes the utterance in flight; its last results are
@@ -261,6 +267,13 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         inputEnded.store(true, ordering: .releasing)
         sender.wake.signal()
         defer { sender.requestStop(); sender.join() }
+        if reason == .error {
+            // The run failed (this node's server, or another node): its results are not waited for.
+            self.session = nil
+            receiver?.cancel()
+            Task.detached { await session.cancel() }
+            return
+        }
         if sent.wait(timeout: .now() + timeout) == .timedOut || done.wait(timeout: .now() + timeout) == .timedOut {
             receiver?.cancel()
             throw EngineError(.server, "speech server \(server): no last results within \(Int(timeout)) s")

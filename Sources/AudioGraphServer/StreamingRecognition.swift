@@ -111,6 +111,12 @@ final class StreamingRecognition: @unchecked Sendable {
         return source.append(pcm: bytes, width: width)
     }
 
+    /// Waits until what was pushed has been decoded and its events delivered, as far as the
+    /// graph goes without more audio (at most 2 s).
+    func waitUntilHeard() {
+        session.engine.waitForDelivery(through: audioSeconds)
+    }
+
     /// The end of the client's audio: the utterance in flight is finished and delivered.
     func finishAudio() { source.endAudio() }
 

@@ -147,6 +147,25 @@ import Testing
         #expect(heard.stdout.contains("hello there"), "\(heard.stdout)")
     }
 
+    /// A server that stops answering (SIGSTOP: the connection stays open) after the audio has
+    /// gone: the run ends after the node's `timeout` with one error naming it, nothing hangs.
+    @Test(.flite) func aServerThatStopsAnsweringEndsTheRunAfterTheTimeout() throws {
+        let wav = try #require(Flite.speech(["go forward ten meters", "find japanese restaurants nearby"], pause: 1.5))
+        let server = try Server()
+        defer {
+            Foundation.kill(server.process.processIdentifier, SIGCONT)
+            server.kill()
+        }
+        let started = Date()
+        let r = try CLI.run(["run", "Graphs/dictation.json", "--source", wav.path, "--json", "--realtime", "--server", server.url,
+                             "--set", "asr.timeout=2"],
+                            timeout: 40, during: { usleep(1_000_000); Foundation.kill(server.process.processIdentifier, SIGSTOP) })
+        #expect(r.status == 1, "\(r.stderr)")
+        let errors = r.stdoutLines.filter { $0.contains(#""type":"error""#) }
+        #expect(errors.count == 1 && errors[0].contains("no last results within 2 s") && errors[0].contains(server.url), "\(r.stdout)")
+        #expect(Date().timeIntervalSince(started) < 30)
+    }
+
     @Test func aServerThatIsNotThereIsOneLineAndExit1() throws {
         let r = try CLI.run(["run", "Graphs/dictation.json", "--source", try Self.silence(), "--server", "ws://127.0.0.1:9"])
         #expect(r.status == 1)

@@ -63,11 +63,19 @@ def test_sigterm_drains(speech):
             health = e.code
         except OSError:
             health = "closed"
-        return await task, health
+        # A new WebSocket session while draining: refused with the code "draining".
+        try:
+            async with websockets.connect(f"ws://127.0.0.1:{s.http_port}/audiograph", open_timeout=3) as ws:
+                await ws.send(json.dumps({"type": "start", "graph": "dictation"}))
+                refused = json.loads(await asyncio.wait_for(ws.recv(), 3)).get("code")
+        except (OSError, websockets.exceptions.WebSocketException, asyncio.TimeoutError):
+            refused = "not let in"
+        return await task, health, refused
     try:
-        text, health = run(go())
+        text, health, refused = run(go())
         assert text == "find japanese restaurants nearby"  # the session in flight finished
         assert health in (503, "closed")
+        assert refused == "draining", refused  # the HTTP side stays up to say why
         assert s.proc.wait(30) == 0
         assert "serve: draining 1 session(s)" in s.text()
     finally:

@@ -31,4 +31,25 @@ extension AudioEngine {
             if !endedCondition.wait(until: deadline) { return lock.withLock { $0.endReason } }
         }
     }
+
+    /// Blocks until every event about the audio before stream time `t` has been delivered,
+    /// the run has ended, delivery has not moved for `idle` seconds (the graph holds the rest
+    /// for more input: a resampler's filter, the vad's look-ahead) or `timeout` has passed;
+    /// whether `t` was reached. For a caller that answers each piece of audio it pushes with
+    /// what was heard in it (vosk's protocol). Checks every 2 ms: a connection's thread,
+    /// never the render thread.
+    @discardableResult
+    package func waitForDelivery(through t: Double, idle: Double = 0.2, timeout: Double = 2) -> Bool {
+        let start = monotonicSeconds()
+        var last = Double(bitPattern: deliveredThrough.load(ordering: .acquiring)), movedAt = start
+        while last < t {
+            if lock.withLock({ $0.endReason }) != nil { return true }
+            let now = monotonicSeconds()
+            if now - start > timeout || now - movedAt > idle { return false }
+            usleep(2000)
+            let through = Double(bitPattern: deliveredThrough.load(ordering: .acquiring))
+            if through > last { last = through; movedAt = monotonicSeconds() }
+        }
+        return true
+    }
 }

@@ -74,6 +74,9 @@ final class VoskProtocol: SocketProtocol, @unchecked Sendable {
             return false
         }
         session!.push(bytes)
+        // As vosk-server's AcceptWaveform: the answer is about this message's audio, decoded
+        // (else a client that sends fast would read only what came before).
+        session!.waitUntilHeard()
         // One answer a message: a final if one is ready, else the partial so far.
         let reply = heard.withLock { h -> String in
             h.finals.isEmpty ? JSON.text(["partial": h.partial]) : h.finals.removeFirst()
