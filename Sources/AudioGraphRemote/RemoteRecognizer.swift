@@ -163,7 +163,7 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         receiver = Task.detached { [self] in
             do {
                 for try await e in s.events {
-                    if let event = convert(e) {
+                    if let event = Self.convert(e) {
                         pending.withLock { $0.append(event) }
                         wake.signal()  // the delivery thread takes it now, not at its next round
                     }
@@ -176,24 +176,6 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
             received.store(true, ordering: .releasing)
             wake.signal()
             done.signal()
-        }
-    }
-
-    /// The server's events as this node's: partials and finals (its vad's are the local vad's).
-    private func convert(_ e: RemoteEvent) -> EngineEvent? {
-        switch e {
-        case .partial(let u, let text): return .partial(node: "", utterance: u, text: text)
-        case .final(let r):
-            return .final(node: "", result: RecognitionResult(
-                utterance: r.utterance, text: r.text, start: r.start, end: r.end, confidence: r.confidence,
-                alternatives: r.alternatives.map { .init(text: $0.text, score: Int($0.score)) },
-                words: r.words.map { .init(word: $0.word, start: $0.start, end: $0.end, confidence: $0.confidence) }))
-        case .warning(let w): return .warning(node: "", message: "speech server: " + w)
-        case .wake(let phrase, let t): return .wake(node: "", phrase: phrase, t: t)
-        case .assistant(let state, let reason, let t):
-            guard let state = AssistantState(rawValue: state) else { return nil }
-            return .assistant(node: "", state: state, reason: reason.flatMap(AssistantState.Reason.init(rawValue:)), t: t)
-        default: return nil
         }
     }
 
@@ -299,21 +281,5 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
             }
         }
         return taken
-    }
-}
-
-extension EngineEvent {
-    /// The event with its node id set (events made off the render thread know no id).
-    func withNode(_ id: String) -> EngineEvent {
-        switch self {
-        case .partial(_, let u, let t): .partial(node: id, utterance: u, text: t)
-        case .final(_, let r): .final(node: id, result: r)
-        case .warning(_, let m): .warning(node: id, message: m)
-        case .overrun(_, let n): .overrun(node: id, lost: n)
-        case .wake(_, let p, let t): .wake(node: id, phrase: p, t: t)
-        case .assistant(_, let s, let r, let t): .assistant(node: id, state: s, reason: r, t: t)
-        case .error(let e): .error(e.atNode(id))
-        default: self
-        }
     }
 }

@@ -80,9 +80,9 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     let gatesEarcons: Bool
     var worker: SpeechWorker?
     /// Opens the voice (nil: flite's `voice` at `rate`; `remote-synth`: a server's).
-    private let openVoice: (() throws(EngineError) -> any SpeechVoice)?
+    let openVoice: (() throws(EngineError) -> any SpeechVoice)?
     var earcons: [Earcon: [Float]] = [:]
-    private var format = StreamFormat(sampleRate: 16000, channelCount: 1)
+    var format = StreamFormat(sampleRate: 16000, channelCount: 1)
     private(set) var isLive = false
     private var gate = PlaybackGate()
     /// The recognizers connected to its `text` input: the only ones it answers.
@@ -142,36 +142,6 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
         bargeIn = p.bool("barge-in")
         gates = p.bool("gate") && !bargeIn
         gatesEarcons = p.bool("gate")
-    }
-
-    public func open() throws(EngineError) {
-        guard worker == nil else { return }
-        let voice: any SpeechVoice
-        if let openVoice { voice = try openVoice() } else { voice = try openFlite() }
-        format = StreamFormat(sampleRate: Double(voice.sampleRate), channelCount: 1)
-        for (e, spec) in earconSpecs {
-            do throws(EngineError) {
-                earcons[e] = try e.samples(spec, rate: voice.sampleRate)
-            } catch {
-                var error = error
-                error.parameter = e.parameter
-                throw error
-            }
-        }
-        worker = SpeechWorker(voice: voice, capacity: queueCapacity)
-    }
-
-    private func openFlite() throws(EngineError) -> any SpeechVoice {
-        guard let voice = FliteVoice(voiceName) else {
-            if let failure = Flite.failure {
-                throw EngineError(.model, "flite (libflite.so.1) cannot be loaded: \(failure)", parameter: "voice",
-                                  suggestion: "install Debian's flite")
-            }
-            throw EngineError(.model, "flite has no voice \"\(voiceName)\" (voices: \(FliteVoice.names.joined(separator: ", ")), "
-                              + "each Debian's libflite_cmu_us_NAME.so.1)",
-                              parameter: "voice", suggestion: "install Debian's flite")
-        }
-        return FliteSpeech(voice: voice, rate: rate)
     }
 
     public func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] { [format] }
