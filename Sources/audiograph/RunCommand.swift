@@ -28,9 +28,10 @@ enum RunCommand: Command {
                                   assistant's answers, offline).
           --sink NODE=FILE        Replace playback node NODE (repeatable).
           --set NODE.PARAM=VALUE  Override a node parameter (repeatable).
-          --server URL            Recognise on the speech server at URL (ws://HOST:PORT, an
-                                  `audiograph serve`): the graph's recognizers become
-                                  remote-recognizer nodes; capture, vad and end of speech stay here.
+          --server URL            Recognise and speak on the speech server at URL (ws://HOST:PORT,
+                                  an `audiograph serve`): recognizers become remote-recognizer
+                                  nodes (a wake word too), speech-synths remote-synth nodes;
+                                  capture, vad, end of speech, earcons and playback stay here.
           --json                  Print one JSON event per line on stdout and nothing else there.
           --realtime              Pace file input to real time.
           --block FRAMES          Frames per block at the sources (default 1024).
