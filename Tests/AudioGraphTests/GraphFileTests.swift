@@ -50,6 +50,17 @@ import Testing
         #expect(e.contains { $0.description.contains("\"connections\" must be an array") })
     }
 
+    /// `"controls"` of the wrong JSON shape: one error each, placed.
+    @Test func controlsOfTheWrongTypeAreNamed() {
+        let graph = #"{"nodes": [{"id": "s", "type": "test-signal"}], "connections": [], "controls": "#
+        for (controls, message) in [("5", "\"controls\" must be an array, got a number"),
+                                    (#"["s.x"]"#, "a control connection must be an object, got a string"),
+                                    (#"[{"from": "s.a", "to": 3}]"#, "\"to\" must be a string, got a number")] {
+            let e = errors(graph + controls + "}")
+            #expect(e.count == 1 && e[0].description.contains(message) && e[0].description.contains("g.json:1:"), "\(controls): \(e)")
+        }
+    }
+
     @Test func missingFileIsOneClearError() {
         do {
             _ = try GraphFile.load("/nonexistent/graph.json")
