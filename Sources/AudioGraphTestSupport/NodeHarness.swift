@@ -70,12 +70,7 @@ public final class NodeHarness {
         let readiness = Readiness()
         let compiled = try RenderPlan.compile(validated, blockFrames: maxFrames, events: outlet, eventsReady: Wakeup(),
                                               renderReady: readiness)
-        compiled.readiness = readiness
-        compiled.awaitReady = { since, mark in
-            guard let since, monotonicSeconds() - since < 30 else { return false }  // nothing feeds a program-fed source here
-            readiness.wait(unchangedFrom: mark, timeout: 0.05)
-            return true
-        }
+        compiled.waitInterrupted = { programFed in programFed }  // nothing feeds a program-fed source here
         plan = compiled
         step = compiled.stepById[type]!
         node = step.node

@@ -123,16 +123,8 @@ public final class AudioEngine: @unchecked Sendable {
         guard plan == nil else { return }
         plan = try RenderPlan.compile(graph, blockFrames: options.blockFrames, events: outlet, eventsReady: deliveryWake,
                                       renderReady: renderReady)
-        plan!.readiness = renderReady
-        plan!.awaitReady = { [unowned self] since, mark in
-            if self.cancelRequested.load(ordering: .relaxed) { return false }
-            if let since {
-                if monotonicSeconds() - since >= RenderPlan.readyPatience { return false }
-            } else if self.stopRequested.load(ordering: .relaxed) {
-                return false  // the render loop ends the sources: what was pushed drains
-            }
-            self.renderReady.wait(unchangedFrom: mark, timeout: 0.05)
-            return true
+        plan!.waitInterrupted = { [unowned self] programFed in
+            self.cancelRequested.load(ordering: .relaxed) || programFed && self.stopRequested.load(ordering: .relaxed)
         }
         lockstep = !graph.isLive && plan!.steps.contains { $0.node.observesEvents }
         phase.store(Phase.prepared.rawValue, ordering: .releasing)

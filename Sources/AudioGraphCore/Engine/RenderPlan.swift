@@ -18,15 +18,13 @@ package final class RenderPlan {
     let behind: [RenderStep]
     /// Set by a failing node other than a source: (step, code). Rendering stops at once.
     package var failure: (RenderStep, Int32)?
-    /// The one place a file run waits: called when a node returned ``FlowStatus/notReady``
-    /// with the readiness count noted before it was asked; returns when it may be ready
-    /// (signalled, or a short timeout), false to stop waiting (cancel, or waiting since
-    /// `waitedSince` for longer than ``readyPatience``). `waitedSince` nil: a node waiting for
-    /// the program (``AudioNode/waitsForProgram``), without a limit, until stop or cancel.
-    /// Set by the engine.
-    package var awaitReady: (_ waitedSince: Double?, _ mark: Int) -> Bool = { _, _ in false }
-    /// What `awaitReady` waits on (the engine's); the count is noted before each call.
-    package var readiness = Readiness()
+    /// What the plan waits on when a node is not ready: signalled by the threads that make
+    /// nodes ready (decoders, workers, capture, a program pushing audio).
+    package let readiness: Readiness
+    /// Whether a wait must end now: `programFed` for a node waiting for the program
+    /// (``AudioNode/waitsForProgram``). The engine ends every wait on cancel and a program-fed
+    /// one on stop (what was pushed then drains). Set by whoever runs the plan.
+    package var waitInterrupted: (_ programFed: Bool) -> Bool = { _ in false }
     /// How long a file run waits for a node that is not ready before it fails (a decoder or
     /// file reader that stopped): far longer than any block takes.
     static let readyPatience = 30.0
@@ -40,7 +38,8 @@ package final class RenderPlan {
     /// run then ends with its error.
     var sourceFailure: (RenderStep, Int32)?
 
-    private init(graph: ValidatedGraph, steps: [RenderStep], blockFrames: Int, isLive: Bool) {
+    private init(graph: ValidatedGraph, steps: [RenderStep], blockFrames: Int, isLive: Bool, readiness: Readiness) {
+        self.readiness = readiness
         self.graph = graph
         self.steps = steps
         self.blockFrames = blockFrames
@@ -104,7 +103,7 @@ package final class RenderPlan {
             steps[i] = step
             ordered.append(step)
         }
-        return RenderPlan(graph: graph, steps: ordered, blockFrames: blockFrames, isLive: graph.isLive)
+        return RenderPlan(graph: graph, steps: ordered, blockFrames: blockFrames, isLive: graph.isLive, readiness: renderReady)
     }
 
     /// Whether nothing more will be produced.
@@ -156,7 +155,7 @@ package final class RenderPlan {
                 let since = monotonicSeconds()
                 let patient = step.node.waitsForProgram
                 func mayWait() -> Bool { !isLive || step === clock && monotonicSeconds() - since < Self.liveWait }
-                while status == .notReady && mayWait() && awaitReady(patient ? nil : since, mark) {
+                while status == .notReady && mayWait() && awaitReady(waitedSince: patient ? nil : since, mark: mark) {
                     mark = readiness.mark()
                     status = step.node.process(&step.io)
                 }
@@ -196,6 +195,17 @@ package final class RenderPlan {
                 break  // handled above
             }
         }
+        return true
+    }
+
+    /// The one place a run waits for a node that returned ``FlowStatus/notReady``, with the
+    /// readiness count noted before it was asked: returns when it may be ready (signalled, or
+    /// 0.05 s), false to stop waiting (interrupted, or waiting since `waitedSince` for longer
+    /// than ``readyPatience``; nil: a node waiting for the program, without a limit).
+    private func awaitReady(waitedSince since: Double?, mark: Int) -> Bool {
+        if waitInterrupted(since == nil) { return false }
+        if let since, monotonicSeconds() - since >= Self.readyPatience { return false }
+        readiness.wait(unchangedFrom: mark, timeout: 0.05)
         return true
     }
 
