@@ -184,21 +184,17 @@ public final class EndOfSpeechDetector: AudioNode {
         guard let g = grammarWindows, hypothesis.hasReporter else { return silence }
         let shortest = min(g.complete, silence ?? g.complete)
         guard now >= lastSpeechEnd + shortest + Self.announceLag else { return shortest }
-        switch verdict(at: lastSpeechEnd) {
+        // The recognizer's verdict on the hypothesis up to the speech's end; nil: not known
+        // yet, look again at the next block. With file input the render thread may run
+        // seconds ahead of the decoder, so a block that may ask about audio the decoder has
+        // been given is not processed before the verdict is there (``awaitsVerdict``: the
+        // engine waits), and a file gives the decisions of a live run.
+        switch hypothesis.verdict(asOf: lastSpeechEnd) {
         case .complete?: return g.complete
         case .incomplete?: return g.incomplete
         case .notTracking?: return silence
         case nil: return .infinity  // look again at the next block
         }
-    }
-
-    /// The recognizer's verdict on the hypothesis up to `t`, or nil: not known yet, look
-    /// again at the next block. With file input the render thread may run seconds ahead of the
-    /// decoder, so a block that may ask about audio the decoder has been given is not
-    /// processed before the verdict is there (``awaitsVerdict``: the engine waits), and a
-    /// file gives the decisions of a live run.
-    private func verdict(at t: Double) -> HypothesisProgress.Verdict? {
-        hypothesis.verdict(asOf: t)
     }
 
     /// File input, grammar-aware: whether this block may ask for a verdict the decoder can
