@@ -102,4 +102,23 @@ final class LiveRamp: AudioNode {
         let levels = r.allEvents.filter { if case .level = $0 { true } else { false } }
         #expect(levels.count >= 9, "level events through the second: \(levels.count)")
     }
+
+    /// File input: a node that never becomes ready ends the run, after the patience, with one
+    /// error naming it (30 s in a real run; 0.3 s here).
+    @Test func aNodeNeverReadyEndsAFileRunWithAnErrorNamingIt() async throws {
+        var g = GraphDescription(name: "stuck")
+        g.addNode("src", type: "ramp", ["frames": 20000])
+        g.addNode("stuck", type: "approving-pass", ["never": true])
+        g.addNode("out", type: "null-sink")
+        g.connect("src", to: "stuck")
+        g.connect("stuck", to: "out")
+        var options = AudioEngine.Options()
+        options.readyPatience = 0.3
+        let started = Date()
+        let (r, reason) = try await run(g, registry: registry, options: options)
+        #expect(reason == .error)
+        let errors = r.allEvents.compactMap { if case .error(let e) = $0 { e } else { nil } }
+        #expect(errors.count == 1 && errors.first?.node == "stuck" && errors.first?.message.contains("waited 0.3 s") == true, "\(errors)")
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
 }

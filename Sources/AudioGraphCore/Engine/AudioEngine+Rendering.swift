@@ -81,7 +81,7 @@ extension AudioEngine {
             finishErrors.append(step.node.failure(code).atNode(step.id, graph: graph.description.file))
         }
         if let step = plan.stalled {
-            finishErrors.append(EngineError(.internalLimit, "waited \(Int(RenderPlan.readyPatience)) s for what it needs to "
+            finishErrors.append(EngineError(.internalLimit, "waited \(plan.readyPatience.formatted()) s for what it needs to "
                                             + "go on (its worker or decoder stopped); the run ends").atNode(step.id, graph: graph.description.file))
         }
         if plan.sourceFailure != nil && reason == .stopped {

@@ -34,6 +34,9 @@ public final class AudioEngine: @unchecked Sendable {
         public var renderWillStart: (@Sendable () -> Void)?
         /// Called on the render thread after its last block (tests and benchmarks).
         public var renderDidEnd: (@Sendable () -> Void)?
+        /// Seconds a file run waits for a node that is not ready before it ends with an error
+        /// naming it (tests shorten it).
+        package var readyPatience = RenderPlan.defaultReadyPatience
 
         /// Options with `blockFrames` per source block, paced to real time when `realtime`.
         public init(blockFrames: Int = 1024, realtime: Bool = false) {
@@ -123,6 +126,7 @@ public final class AudioEngine: @unchecked Sendable {
         guard plan == nil else { return }
         plan = try RenderPlan.compile(graph, blockFrames: options.blockFrames, events: outlet, eventsReady: deliveryWake,
                                       renderReady: renderReady)
+        plan!.readyPatience = options.readyPatience
         plan!.waitInterrupted = { [unowned self] programFed in
             self.cancelRequested.load(ordering: .relaxed) || programFed && self.stopRequested.load(ordering: .relaxed)
         }

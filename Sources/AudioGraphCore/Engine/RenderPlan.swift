@@ -27,7 +27,9 @@ package final class RenderPlan {
     package var waitInterrupted: (_ programFed: Bool) -> Bool = { _ in false }
     /// How long a file run waits for a node that is not ready before it fails (a decoder or
     /// file reader that stopped): far longer than any block takes.
-    static let readyPatience = 30.0
+    package static let defaultReadyPatience = 30.0
+    /// This run's patience (the engine's option).
+    package var readyPatience = defaultReadyPatience
     /// How long, with live input, the clock source is waited for in one block (its device's
     /// data); then the block goes on empty and the render loop sees stop and cancel.
     static let liveWait = 0.1
@@ -160,7 +162,7 @@ package final class RenderPlan {
                     status = step.node.process(&step.io)
                 }
                 if status == .notReady {
-                    if !isLive && !patient && monotonicSeconds() - since >= Self.readyPatience {
+                    if !isLive && !patient && monotonicSeconds() - since >= readyPatience {
                         stalled = step
                         return false
                     }
@@ -204,7 +206,7 @@ package final class RenderPlan {
     /// than ``readyPatience``; nil: a node waiting for the program, without a limit).
     private func awaitReady(waitedSince since: Double?, mark: Int) -> Bool {
         if waitInterrupted(since == nil) { return false }
-        if let since, monotonicSeconds() - since >= Self.readyPatience { return false }
+        if let since, monotonicSeconds() - since >= readyPatience { return false }
         readiness.wait(unchangedFrom: mark, timeout: 0.05)
         return true
     }
