@@ -96,6 +96,27 @@ import Testing
         #expect(Set(errors.errors.map(\.code)).isSuperset(of: [.unknownNodeType, .badParameterValue, .unknownParameter]))
     }
 
+    /// A control input marked required (no built-in port is; a custom node type may) must be
+    /// connected: one error naming the node and the port, none once it is.
+    @Test func aRequiredControlInputMustBeConnected() throws {
+        var registry = NodeRegistry.core
+        registry.register(NodeDescriptor(type: "needs-text", summary: "A sink that needs text (tests).", role: .sink,
+                                         controls: [.input("text", .text, required: true, help: "what it needs")],
+                                         make: { _ throws(GraphError) in NullSinkStandIn() }))
+        registry.register(NodeDescriptor(type: "gives-text", summary: "A source that gives text (tests).", role: .source,
+                                         controls: [.output("text", .text, help: "what it gives")],
+                                         make: { _ throws(GraphError) in NullSinkStandIn() }))
+        var g = GraphDescription(name: "t", file: "t.json")
+        g.addNode("s", type: "gives-text"); g.addNode("n", type: "needs-text")
+        g.connect("s", to: "n")
+        g.controls = []  // "controls" given, without the required link
+        let errors = GraphValidator.validate(g, registry: registry).failureErrors
+        #expect(errors.count == 1 && errors[0].code == .unconnectedInput && errors[0].node == "n"
+                && errors[0].message.contains("control input \"text\" (text) is not connected"), "\(errors)")
+        g.connectControl("s.text", to: "n.text")
+        #expect(GraphValidator.validate(g, registry: registry).failureErrors.isEmpty)
+    }
+
     @Test func variadicInputsTakeNextFreeBus() throws {
         var g = GraphDescription(name: "t")
         g.addNode("a", type: "test-signal"); g.addNode("b", type: "test-signal"); g.addNode("m", type: "mixer")
@@ -112,5 +133,19 @@ import Testing
         let v = try GraphValidator.validate(g, registry: .core).get()
         #expect(v.nodes[0].parameters.number("frequency") == 1000)
         #expect(v.nodes[0].parameters.string("signal") == "sine")
+    }
+}
+
+/// A node that does nothing (descriptors under test need a factory).
+final class NullSinkStandIn: AudioNode {
+    func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] { [StreamFormat(sampleRate: 16000, channelCount: 1)] }
+    func process(_ io: inout ProcessIO) -> FlowStatus { .endOfStream }
+}
+
+extension Result where Failure == GraphErrors {
+    /// The errors of a failed validation (none for a valid graph).
+    var failureErrors: [GraphError] {
+        if case .failure(let e) = self { return e.errors }
+        return []
     }
 }
