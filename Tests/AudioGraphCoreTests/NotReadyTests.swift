@@ -61,6 +61,36 @@ final class LiveRamp: AudioNode {
     }
 }
 
+/// A node working behind the audio that never reports (a decoder that stopped), for the
+/// lockstep give-up.
+final class SilentBehind: AudioNode {
+    static let descriptor = NodeDescriptor(
+        type: "silent-behind", summary: "Works behind the audio and never reports (tests).", role: .sink,
+        make: { _ throws(GraphError) in SilentBehind() })
+    var worksBehind: Bool { true }
+    func process(_ io: inout ProcessIO) -> FlowStatus { io.inputsEnded ? .endOfStream : .ok }
+    func takeStreamEvents(nodeId: String) -> StreamEvents? { StreamEvents([], through: 0) }
+}
+
+/// A source that answers what the graph hears (an observer: the run goes in lockstep).
+final class ObservingSilence: AudioNode {
+    static let descriptor = NodeDescriptor(
+        type: "observing-silence", summary: "Silence that observes the events (tests).", role: .source,
+        make: { _ throws(GraphError) in ObservingSilence() })
+    var n = 0
+    var observesEvents: Bool { true }
+    func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] {
+        [StreamFormat(sampleRate: 16000, channelCount: 1)]
+    }
+    func process(_ io: inout ProcessIO) -> FlowStatus {
+        let k = min(io.requestedFrames, 8192 - n)
+        io.outputs[0].channel(0).update(repeating: 0, count: k)
+        io.outputs[0].frameLength = k
+        n += k
+        return n >= 8192 ? .endOfStream : .ok
+    }
+}
+
 /// A node not ready makes the engine wait in one place (file input) and never stalls live
 /// rendering.
 @Suite struct NotReadyTests {
@@ -68,6 +98,8 @@ final class LiveRamp: AudioNode {
         var r = NodeRegistry.testing
         r.register(ApprovingPass.descriptor)
         r.register(LiveRamp.descriptor)
+        r.register(SilentBehind.descriptor)
+        r.register(ObservingSilence.descriptor)
         return r
     }
 
@@ -120,5 +152,24 @@ final class LiveRamp: AudioNode {
         let errors = r.allEvents.compactMap { if case .error(let e) = $0 { e } else { nil } }
         #expect(errors.count == 1 && errors.first?.node == "stuck" && errors.first?.message.contains("waited 0.3 s") == true, "\(errors)")
         #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    /// File input in lockstep: a node working behind the audio that stops reporting holds the
+    /// render thread for the patience (5 s in a real run; 0.2 s here), then rendering goes on
+    /// and the run says so once, in a warning.
+    @Test func lockstepGivesUpOnANodeThatStoppedReportingAndWarns() async throws {
+        var g = GraphDescription(name: "lockstep")
+        g.addNode("src", type: "ramp", ["frames": 8192])
+        g.addNode("behind", type: "silent-behind")
+        g.addNode("answer", type: "observing-silence")
+        g.addNode("out", type: "null-sink")
+        g.connect("src", to: "behind")
+        g.connect("answer", to: "out")
+        var options = AudioEngine.Options()
+        options.lockstepPatience = 0.2
+        let (r, reason) = try await run(g, registry: registry, options: options)
+        #expect(reason == .endOfInput)
+        let warnings = r.allEvents.compactMap { if case .warning(_, let m) = $0 { m } else { nil } }
+        #expect(warnings.count == 1 && warnings[0].contains("delivery made no progress for 0.2 s"), "\(warnings)")
     }
 }

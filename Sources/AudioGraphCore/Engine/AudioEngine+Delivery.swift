@@ -52,7 +52,7 @@ extension AudioEngine {
             guard stalls > reportedStalls else { return }
             reportedStalls = stalls
             deliver(.warning(node: nil, message: "file input in lockstep: delivery made no progress for "
-                + "\(Int(Self.lockstepPatience)) s, rendering went on without it (\(stalls) time(s)); "
+                + "\(options.lockstepPatience.formatted()) s, rendering went on without it (\(stalls) time(s)); "
                 + "answers may start later than in a live run"))
         }
         while true {

@@ -21,17 +21,19 @@ extension AudioEngine {
     public static let lockstepSlack = 0.2
     /// How long the render thread waits for delivery without progress before it gives up
     /// (a node working behind the audio that stopped reporting); each give-up is counted in
-    /// ``lockstepStalls``.
-    static let lockstepPatience = 5.0
+    /// ``lockstepStalls`` (``Options/lockstepPatience``, tests shorten it).
+    static let defaultLockstepPatience = 5.0
 
     /// Waits (file input only) until events up to `min(t - lockstepSlack, given)` are
     /// delivered, sleeping on the delivery thread's signal; returns on stop/cancel, or after
-    /// `lockstepPatience` without progress (counted).
+    /// `lockstepPatience` without progress (counted), and then does not wait again until
+    /// delivery has moved on (a stopped node costs one patience, not one per block).
     func awaitDelivery(before t: Double, given: Double) {
         let target = min(t - Self.lockstepSlack, given)
         // Nothing was decided before the stream began.
         guard target > 0 else { return }
         var last = Double(bitPattern: deliveredThrough.load(ordering: .acquiring))
+        if last == lockstepStalledAt { return }
         var waitedSince = -1.0
         while last < target {
             if cancelRequested.load(ordering: .relaxed) || stopRequested.load(ordering: .relaxed) { return }
@@ -45,8 +47,9 @@ extension AudioEngine {
                 last = now
             } else if waitedSince < 0 {
                 waitedSince = monotonicSeconds()
-            } else if monotonicSeconds() - waitedSince > Self.lockstepPatience {
+            } else if monotonicSeconds() - waitedSince > options.lockstepPatience {
                 lockstepStalls.add(1, ordering: .relaxed)
+                lockstepStalledAt = last
                 return
             }
         }

@@ -37,6 +37,9 @@ public final class AudioEngine: @unchecked Sendable {
         /// Seconds a file run waits for a node that is not ready before it ends with an error
         /// naming it (tests shorten it).
         package var readyPatience = RenderPlan.defaultReadyPatience
+        /// Seconds a file run in lockstep waits for delivery that makes no progress before it
+        /// renders on and warns (tests shorten it).
+        package var lockstepPatience = AudioEngine.defaultLockstepPatience
 
         /// Options with `blockFrames` per source block, paced to real time when `realtime`.
         public init(blockFrames: Int = 1024, realtime: Bool = false) {
@@ -78,6 +81,9 @@ public final class AudioEngine: @unchecked Sendable {
     /// Times the render thread gave up waiting for delivery in lockstep (a node working
     /// behind the audio stopped reporting); 0 in a healthy run.
     let lockstepStalls = Atomic<Int>(0)
+    /// Render thread: where delivery stood when the render thread last gave up on it; until
+    /// it moves on from there, the next blocks do not wait again (one patience per stall).
+    var lockstepStalledAt = Double.nan
     /// Wakes the delivery thread: the render thread after a block that queued events or
     /// tap audio, nodes' own threads when they have events.
     let deliveryWake = Wakeup()
@@ -243,6 +249,7 @@ public final class AudioEngine: @unchecked Sendable {
         renderedThrough.store((-Double.infinity).bitPattern, ordering: .relaxed)
         deliveredThrough.store((-Double.infinity).bitPattern, ordering: .relaxed)
         lockstepStalls.store(0, ordering: .relaxed)
+        lockstepStalledAt = .nan
         // The last run finished its stream: the next run's events go to a new one.
         (eventStream, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
         outlet = EventOutlet(capacity: options.eventCapacity, policy: graph.isLive ? .drop : .block)
