@@ -45,7 +45,9 @@ let package = Package(
         .target(name: "CAllocCounter"),
 
         // MARK: Engine
-        .target(name: "AudioGraphCore", dependencies: ["CSndFile", "CDSPKernels"]),
+        /// Recognition results, shared by the engine and the client (no dependencies).
+        .target(name: "AudioGraphResults"),
+        .target(name: "AudioGraphCore", dependencies: ["AudioGraphResults", "CSndFile", "CDSPKernels"]),
         .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CFFTW", "CDSPKernels", "CSpeexDSP"], exclude: ["Speech/TUNING.md"]),
         .target(name: "AudioGraphPulse", dependencies: ["AudioGraphCore", "CPulse"],
                 linkerSettings: [.linkedLibrary("pulse")]),  // CPulse has no pkgConfig (see above)
@@ -59,7 +61,7 @@ let package = Package(
         .target(name: "AudioGraphServer", dependencies: ["AudioGraph", "AudioGraphCore", "AudioGraphSpeech", "AudioGraphClient", "CCivetweb"]),
 
         /// Remote recognition and speech over `audiograph serve`'s WebSocket (no engine, no PocketSphinx).
-        .target(name: "AudioGraphClient", dependencies: ["CCivetweb"]),
+        .target(name: "AudioGraphClient", dependencies: ["AudioGraphResults", "CCivetweb"]),
 
         /// Nodes whose work is done by an `audiograph serve` (remote-recognizer).
         .target(name: "AudioGraphRemote", dependencies: ["AudioGraphCore", "AudioGraphSpeech", "AudioGraphClient"]),

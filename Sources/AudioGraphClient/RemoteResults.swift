@@ -1,30 +1,9 @@
-/// A final recognition result as the server sends it (the same fields as the engine's
-/// `RecognitionResult`: this module has no engine dependency).
-public struct RemoteResult: Sendable, Equatable {
-    /// A word with its times (seconds of the session's audio) and confidence (0...1).
-    public struct Word: Sendable, Equatable {
-        public var word: String
-        public var start: Double
-        public var end: Double
-        public var confidence: Double
-    }
-    /// An n-best alternative with its decoder score.
-    public struct Alternative: Sendable, Equatable {
-        public var text: String
-        public var score: Double
-    }
-    /// The utterance's number in the session, from 1.
-    public var utterance: Int
-    /// The words, as text.
-    public var text: String
-    /// Where the utterance starts and ends, in seconds of the session's audio.
-    public var start: Double
-    public var end: Double
-    /// The probability that the text is right (0...1).
-    public var confidence: Double
-    public var alternatives: [Alternative]
-    public var words: [Word]
-}
+@_exported import AudioGraphResults
+
+/// A final result of a remote session: the engine's own `RecognitionResult` (words with
+/// times and confidences, alternatives), shared through the AudioGraphResults module. The
+/// name of the first client release.
+public typealias RemoteResult = RecognitionResult
 
 /// What a remote session reports, in stream order (the `--json` events of CONTRACT.md).
 public enum RemoteEvent: Sendable, Equatable {
@@ -35,7 +14,7 @@ public enum RemoteEvent: Sendable, Equatable {
     /// The current guess for utterance `utterance`; it may still change.
     case partial(utterance: Int, text: String)
     /// The final result of an utterance.
-    case final(RemoteResult)
+    case final(RecognitionResult)
     /// A warning from the server's graph.
     case warning(String)
     /// Assistant mode: the wake word `phrase` was heard, ending at `t`.
@@ -59,13 +38,13 @@ extension RemoteEvent {
         case "partial": return .partial(utterance: Int(d("utterance")), text: m["text"] as? String ?? "")
         case "final":
             let words = (m["words"] as? [[String: Any]] ?? []).map {
-                RemoteResult.Word(word: $0["word"] as? String ?? "", start: d("start", $0), end: d("end", $0), confidence: d("confidence", $0))
+                RecognitionResult.Word(word: $0["word"] as? String ?? "", start: d("start", $0), end: d("end", $0), confidence: d("confidence", $0))
             }
             let alternatives = (m["alternatives"] as? [[String: Any]] ?? []).map {
-                RemoteResult.Alternative(text: $0["text"] as? String ?? "", score: d("score", $0))
+                RecognitionResult.Alternative(text: $0["text"] as? String ?? "", score: Int(d("score", $0)))
             }
-            return .final(RemoteResult(utterance: Int(d("utterance")), text: m["text"] as? String ?? "", start: d("start"), end: d("end"),
-                                       confidence: d("confidence"), alternatives: alternatives, words: words))
+            return .final(RecognitionResult(utterance: Int(d("utterance")), text: m["text"] as? String ?? "", start: d("start"), end: d("end"),
+                                            confidence: d("confidence"), alternatives: alternatives, words: words))
         case "warning": return .warning(m["message"] as? String ?? "")
         case "wake": return .wake(phrase: m["phrase"] as? String ?? "", t: d("t"))
         case "assistant": return .assistant(state: m["state"] as? String ?? "", reason: m["reason"] as? String, t: d("t"))

@@ -7,11 +7,7 @@ extension RemoteRecognizer {
     static func convert(_ e: RemoteEvent) -> EngineEvent? {
         switch e {
         case .partial(let u, let text): return .partial(node: "", utterance: u, text: text)
-        case .final(let r):
-            return .final(node: "", result: RecognitionResult(
-                utterance: r.utterance, text: r.text, start: r.start, end: r.end, confidence: r.confidence,
-                alternatives: r.alternatives.map { .init(text: $0.text, score: Int($0.score)) },
-                words: r.words.map { .init(word: $0.word, start: $0.start, end: $0.end, confidence: $0.confidence) }))
+        case .final(let r): return .final(node: "", result: r)
         case .warning(let w): return .warning(node: "", message: "speech server: " + w)
         case .wake(let phrase, let t): return .wake(node: "", phrase: phrase, t: t)
         case .assistant(let state, let reason, let t):

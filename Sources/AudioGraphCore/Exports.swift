@@ -1,0 +1,2 @@
+// The results the engine reports are the ones a remote client gets (AudioGraphResults).
+@_exported import AudioGraphResults
