@@ -65,8 +65,11 @@ class Browser:
     async def until(self, expression, timeout=30):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if await self.js(expression):
-                return
+            try:
+                if await self.js(expression):
+                    return
+            except RuntimeError:
+                pass  # the page is not there yet (navigation still under way): not true yet
             await asyncio.sleep(0.2)
         raise AssertionError(f"not true within {timeout} s: {expression}; page state {await self.js('JSON.stringify(window.ag)')}")
 
@@ -130,7 +133,7 @@ def test_the_page_says_when_the_server_is_gone(speech):
         async with browser as b:
             await b.call("Page.enable")
             await b.call("Page.navigate", url=f"http://127.0.0.1:{s.http_port}/")
-            await b.until("!document.getElementById('talk').disabled")
+            await b.until("window.ag && !document.getElementById('talk').disabled")
             s.proc.kill()
             s.proc.wait()
             await b.until("document.getElementById('error').innerText.includes('lost')")
