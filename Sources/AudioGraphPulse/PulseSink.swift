@@ -14,7 +14,7 @@ import Foundation
 /// the sink gives the delay back in silence: a silent block (peak under -80 dBFS) that
 /// arrives while the ring holds more than the target (`latency` plus a block) is left out.
 /// Sound is dropped only when the ring is full, counted and reported as `overrun`. The
-/// graph's ``PlaybackGate`` is told of the delay (what the ring holds above the target), so
+/// graph's `PlaybackGate` is told of the delay (what the ring holds above the target), so
 /// listeners still leave out the echo of a sound that plays late.
 public final class PulseSink: AudioNode {
     public static let descriptor = NodeDescriptor(

@@ -12,7 +12,7 @@ import Synchronization
 /// samples out of a ring. With file input the graph waits for the worker (nothing is cut);
 /// with live input it plays silence until the text is ready.
 ///
-/// Every sound it starts is marked on the graph's ``PlaybackGate`` (unless `gate` is false), so
+/// Every sound it starts is marked on the graph's `PlaybackGate` (unless `gate` is false), so
 /// the graph's listeners do not hear it come back through a microphone.
 public final class SpeechSynth: AudioNode, @unchecked Sendable {
     public static let descriptor = NodeDescriptor(

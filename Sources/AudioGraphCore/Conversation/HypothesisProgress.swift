@@ -8,9 +8,9 @@ import Synchronization
 /// detector reads on the render thread, which runs ahead of it: it asks about a stream time
 /// and waits (file input) or looks again later (live input) until the decoder has got there,
 /// so a file gives the decisions of a live run. Lock-free.
-public final class HypothesisProgress: Sendable {
+package final class HypothesisProgress: Sendable {
     /// What the decoder says about the audio up to a stream time.
-    public enum Verdict: UInt8, Sendable {
+    package enum Verdict: UInt8, Sendable {
         /// No grammar search listens (between commands of an assistant, or none at all).
         case notTracking
         /// The hypothesis is the beginning of a sentence, or no sentence at all.
@@ -26,29 +26,29 @@ public final class HypothesisProgress: Sendable {
 
     /// No reports yet: nothing decoded, not tracking. `progressed` is signalled with each
     /// report (the render thread may be waiting for a verdict).
-    public init(progressed: Readiness? = nil) { self.progressed = progressed }
+    package init(progressed: Readiness? = nil) { self.progressed = progressed }
 
     /// Whether a recognizer with a grammar search reports here (set when it is prepared).
-    public var hasReporter: Bool {
+    package var hasReporter: Bool {
         get { present.load(ordering: .acquiring) }
         set { present.store(newValue, ordering: .releasing) }
     }
 
     /// The decoder has decoded up to stream time `t`; what it makes of it.
-    public func report(through t: Double, _ v: Verdict) {
+    package func report(through t: Double, _ v: Verdict) {
         verdict.store(v.rawValue, ordering: .relaxed)
         through.store(t.bitPattern, ordering: .releasing)
         progressed?.signal()
     }
 
     /// The verdict once audio up to `t` has been decoded; nil before.
-    public func verdict(asOf t: Double) -> Verdict? {
+    package func verdict(asOf t: Double) -> Verdict? {
         guard Double(bitPattern: through.load(ordering: .acquiring)) >= t else { return nil }
         return Verdict(rawValue: verdict.load(ordering: .relaxed))
     }
 
     /// Forgets the reports (a new run).
-    public func reset() {
+    package func reset() {
         through.store((-Double.infinity).bitPattern, ordering: .relaxed)
         verdict.store(Verdict.notTracking.rawValue, ordering: .relaxed)
     }

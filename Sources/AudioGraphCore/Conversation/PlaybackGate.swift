@@ -13,7 +13,7 @@ import Synchronization
 /// All fields are atomics: the render thread writes and reads them, the recognizer's
 /// decoding thread reads them; no locks. The last two intervals are kept, enough for a
 /// listener one block behind the player.
-public final class PlaybackGate: Sendable {
+package final class PlaybackGate: Sendable {
     private let currentFrom = Atomic<UInt64>((-Double.infinity).bitPattern)
     private let currentUntil = Atomic<UInt64>((-Double.infinity).bitPattern)
     private let previousFrom = Atomic<UInt64>((-Double.infinity).bitPattern)
@@ -22,17 +22,17 @@ public final class PlaybackGate: Sendable {
     private let interruption = Atomic<UInt64>(Double.nan.bitPattern)
 
     /// A gate with nothing played yet.
-    public init() {}
+    package init() {}
 
     /// The playback device's latency in seconds, as its server reports it (a sink sets it).
-    public var outputLatency: Double {
+    package var outputLatency: Double {
         get { Double(bitPattern: latency.load(ordering: .relaxed)) }
         set { latency.store(max(0, newValue).bitPattern, ordering: .relaxed) }
     }
 
     /// A sound plays from `start` to `end` (stream seconds); its echo is expected until
     /// `end` plus the output latency plus `tail`.
-    public func playing(from start: Double, to end: Double, tail: Double) {
+    package func playing(from start: Double, to end: Double, tail: Double) {
         let until = end + outputLatency + tail
         let from = Double(bitPattern: currentFrom.load(ordering: .relaxed))
         let was = Double(bitPattern: currentUntil.load(ordering: .relaxed))
@@ -48,19 +48,19 @@ public final class PlaybackGate: Sendable {
 
     /// Everything already handed to the device plays `seconds` later than marked (its
     /// server played that much silence while sounds were queued): their echoes come later too.
-    public func delay(by seconds: Double) {
+    package func delay(by seconds: Double) {
         guard seconds > 0 else { return }
         previousUntil.store((Double(bitPattern: previousUntil.load(ordering: .relaxed)) + seconds).bitPattern, ordering: .releasing)
         currentUntil.store((Double(bitPattern: currentUntil.load(ordering: .relaxed)) + seconds).bitPattern, ordering: .releasing)
     }
 
     /// Whether any of `start..<end` (stream seconds) lies in a sound played or its echo.
-    public func covers(_ start: Double, _ end: Double) -> Bool {
+    package func covers(_ start: Double, _ end: Double) -> Bool {
         opens(after: start, end) != nil
     }
 
     /// Where the gate over `start..<end` opens again (the end of the interval covering it), or nil.
-    public func opens(after start: Double, _ end: Double) -> Double? {
+    package func opens(after start: Double, _ end: Double) -> Double? {
         let f1 = Double(bitPattern: currentFrom.load(ordering: .acquiring))
         let u1 = Double(bitPattern: currentUntil.load(ordering: .acquiring))
         if start < u1 && end > f1 { return u1 }
@@ -72,16 +72,16 @@ public final class PlaybackGate: Sendable {
 
     /// The player stopped because the user's speech began at `t` (barge-in): for a listener
     /// that takes that speech as a command. Render thread.
-    public func interrupt(at t: Double) { interruption.store(t.bitPattern, ordering: .releasing) }
+    package func interrupt(at t: Double) { interruption.store(t.bitPattern, ordering: .releasing) }
 
     /// The onset of the last interruption not yet taken, once. Render thread (one listener).
-    public func takeInterruption() -> Double? {
+    package func takeInterruption() -> Double? {
         let t = Double(bitPattern: interruption.exchange(Double.nan.bitPattern, ordering: .acquiring))
         return t.isNaN ? nil : t
     }
 
     /// Forgets every interval (a new run starts from stream time 0).
-    public func reset() {
+    package func reset() {
         interruption.store(Double.nan.bitPattern, ordering: .relaxed)
         let never = (-Double.infinity).bitPattern
         currentFrom.store(never, ordering: .relaxed)

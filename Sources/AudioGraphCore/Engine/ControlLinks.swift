@@ -1,6 +1,6 @@
 /// What a graph's control connections carry, made once when it is compiled: one
-/// ``PlaybackGate`` for each group of nodes that `gate` connections join (players write it,
-/// listeners read it), one ``HypothesisProgress`` for each group `verdict` connections join,
+/// `PlaybackGate` for each group of nodes that `gate` connections join (players write it,
+/// listeners read it), one `HypothesisProgress` for each group `verdict` connections join,
 /// and, for each node's control inputs, the nodes connected to them. A node outside every
 /// group gets objects of its own, which no other node sees: nothing passes between nodes
 /// that the graph does not connect.

@@ -163,16 +163,16 @@ public struct PrepareContext: Sendable {
     public var renderReady: Readiness
     /// What is played, shared by the nodes its `gate` control connections join (the players
     /// write it, the listeners read it); a node with no gate connection has one of its own.
-    public var playbackGate: PlaybackGate
+    package var playbackGate: PlaybackGate
     /// A recognizer's grammar progress, shared by the nodes its `verdict` control connections
     /// join; a node with none has one of its own (nobody reports there).
-    public var hypothesis: HypothesisProgress
+    package var hypothesis: HypothesisProgress
     /// For each control input port of the node, the ids of the nodes connected to it (a
     /// speech-synth answers only the recognizers connected to its `text`).
     public var controlSources: [String: [String]]
 
     /// A context with every field given (the engine makes these; tests and harnesses may too).
-    public init(inputFormats: [StreamFormat], outputFormats: [StreamFormat], maxFrames: Int, isLive: Bool,
+    package init(inputFormats: [StreamFormat], outputFormats: [StreamFormat], maxFrames: Int, isLive: Bool,
                 upstreamMarkers: Set<StreamMarker.Kind> = [], eventsReady: Wakeup = Wakeup(), renderReady: Readiness = Readiness(),
                 playbackGate: PlaybackGate = PlaybackGate(), hypothesis: HypothesisProgress = HypothesisProgress(),
                 controlSources: [String: [String]] = [:]) {

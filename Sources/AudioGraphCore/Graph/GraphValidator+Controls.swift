@@ -1,6 +1,6 @@
 /// Control connections: checked against the node types' ports, or, for a graph that does
 /// not say them (``GraphDescription/controls`` nil), added as the first releases made them
-/// implicitly (``ImplicitControls``), with one notice.
+/// implicitly (`ImplicitControls`), with one notice.
 extension GraphValidator {
     /// Checks `graph`'s control connections against `nodes` (validated, by id); returns the
     /// connections in force, the notices and the errors.

@@ -10,9 +10,9 @@
 /// - every recognizer with a `grammar` → each `end-of-speech` node's `verdict`.
 ///
 /// Core knows these types only by name and port: the rule is compatibility, written once.
-public enum ImplicitControls {
+package enum ImplicitControls {
     /// The links `nodes` relied on.
-    public static func links(_ nodes: [ValidatedGraph.Node]) -> [ControlConnection] {
+    package static func links(_ nodes: [ValidatedGraph.Node]) -> [ControlConnection] {
         func ids(_ type: String) -> [ValidatedGraph.Node] { nodes.filter { $0.descriptor.type == type } }
         func link(_ from: String, _ out: String, _ to: String, _ input: String) -> ControlConnection {
             ControlConnection(from: ControlRef(node: from, port: out), to: ControlRef(node: to, port: input))

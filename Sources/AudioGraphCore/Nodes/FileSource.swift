@@ -8,9 +8,9 @@ import Foundation
 /// that claims more than the file holds is played as far as it goes, with one warning).
 /// Every other file goes to libsndfile (FLAC, Ogg Vorbis and Opus, MP3, AIFF, CAF, …),
 /// decoded on a thread of the node's own (`SoundFileDecoder`).
-public final class FileSource: AudioNode {
+package final class FileSource: AudioNode {
     /// The `file-source` node type: its parameters, buses and factory.
-    public static let descriptor = NodeDescriptor(
+    package static let descriptor = NodeDescriptor(
         type: "file-source",
         summary: "Plays a sound file: WAV (PCM 8-32-bit, float, mu/A-law), FLAC, Ogg Vorbis/Opus, MP3, AIFF, CAF (libsndfile); 1-8 channels; 8-384 kHz.",
         role: .source,
@@ -64,7 +64,7 @@ public final class FileSource: AudioNode {
         ["wav", "wave", "rf64"].contains((path as NSString).pathExtension.lowercased())
     }
 
-    public func open() throws(EngineError) {
+    package func open() throws(EngineError) {
         guard reader == nil && decoder == nil else { return }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -105,26 +105,26 @@ public final class FileSource: AudioNode {
         position = startFrame
     }
 
-    public func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] {
+    package func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] {
         [reader?.header.format ?? decoder?.file.format ?? StreamFormat(sampleRate: 16000, channelCount: 1)]
     }
 
-    public var durationFrames: Int64? {
+    package var durationFrames: Int64? {
         if let d = decoder { return d.file.frames > 0 ? Int64((d.file.frames - startFrame) * loops) : nil }
         return reader.map { Int64(($0.header.frameCount - startFrame) * loops) }
     }
 
-    public func prepare(_ context: PrepareContext) throws(EngineError) {
+    package func prepare(_ context: PrepareContext) throws(EngineError) {
         decoder?.written = context.renderReady
         decoder?.holdBlocks(of: context.maxFrames)
         decoder?.start(from: startFrame, loops: loops)
     }
 
-    public func finish(_ reason: EndReason) throws(EngineError) {
+    package func finish(_ reason: EndReason) throws(EngineError) {
         decoder?.stop()
     }
 
-    public func process(_ io: inout ProcessIO) -> FlowStatus {
+    package func process(_ io: inout ProcessIO) -> FlowStatus {
         if let decoder { return play(decoder, &io) }
         guard let reader else { return .endOfStream }
         let out = io.outputs[0]
@@ -175,14 +175,14 @@ public final class FileSource: AudioNode {
         return .endOfStream
     }
 
-    public func reset() {
+    package func reset() {
         position = startFrame
         loopsDone = 0
         warned = false
         decoder?.start(from: startFrame, loops: loops)
     }
 
-    public func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
+    package func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
         if raw.kind == .warning && raw.code == Self.warningNonFinite {
             return .warning(node: nodeId, message: NonFiniteSamples.warning(count: Int(raw.values.1), firstTime: raw.values.2, what: path))
         }

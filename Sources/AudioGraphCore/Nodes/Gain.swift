@@ -1,9 +1,9 @@
 import Foundation
 
 /// `gain`: multiplies every sample by a gain given in decibels.
-public final class Gain: AudioNode {
+package final class Gain: AudioNode {
     /// The `gain` node type: its parameters, buses and factory.
-    public static let descriptor = NodeDescriptor(
+    package static let descriptor = NodeDescriptor(
         type: "gain", summary: "Changes the level by a fixed gain in dB.",
         role: .processor,
         parameters: [ParameterSpec("db", .number(-120...60), default: 0, unit: "dB",
@@ -11,14 +11,14 @@ public final class Gain: AudioNode {
         make: { p throws(GraphError) in Gain(db: p.number("db")) })
 
     /// Linear factor applied to every sample.
-    public let factor: Float
+    package let factor: Float
 
     /// A gain of `db` decibels.
-    public init(db: Double) {
+    package init(db: Double) {
         factor = db <= -120 ? 0 : Float(pow10(db / 20))
     }
 
-    public func process(_ io: inout ProcessIO) -> FlowStatus {
+    package func process(_ io: inout ProcessIO) -> FlowStatus {
         let input = io.inputs[0], output = io.outputs[0]
         let n = input.frameLength
         let g = factor

@@ -2,9 +2,9 @@ import Foundation
 
 /// `level-meter`: passes audio through and emits `level` events (RMS and peak in dBFS,
 /// the loudest channel) once per interval of stream time.
-public final class LevelMeter: AudioNode {
+package final class LevelMeter: AudioNode {
     /// The `level-meter` node type: its parameters, buses and factory.
-    public static let descriptor = NodeDescriptor(
+    package static let descriptor = NodeDescriptor(
         type: "level-meter",
         summary: "Passes audio through; emits RMS/peak dBFS level events every interval.",
         role: .processor,
@@ -21,15 +21,15 @@ public final class LevelMeter: AudioNode {
     private var framesSeen: Int64 = 0
 
     /// A meter reporting every `interval` seconds.
-    public init(interval: Double) { self.interval = interval }
+    package init(interval: Double) { self.interval = interval }
 
-    public func prepare(_ context: PrepareContext) throws(EngineError) {
+    package func prepare(_ context: PrepareContext) throws(EngineError) {
         rate = context.inputFormats[0].sampleRate
         windowFrames = max(1, Int((interval * rate).rounded()))
         sumSquares = Array(repeating: 0, count: context.inputFormats[0].channelCount)
     }
 
-    public func process(_ io: inout ProcessIO) -> FlowStatus {
+    package func process(_ io: inout ProcessIO) -> FlowStatus {
         let input = io.inputs[0], output = io.outputs[0]
         let n = input.frameLength
         output.copyFrames(from: input, count: n)
@@ -73,7 +73,7 @@ public final class LevelMeter: AudioNode {
     /// dBFS of a linear amplitude, floored at -200.
     static func decibels(_ x: Double) -> Double { x > 1e-10 ? 20 * log10(x) : -200 }
 
-    public func reset() {
+    package func reset() {
         count = 0
         peak = 0
         framesSeen = 0

@@ -9,9 +9,9 @@
 /// Inputs must share one sample rate. Each input has a small FIFO so branches that
 /// deliver different block sizes (through a resampler, say) still line up sample for
 /// sample; an input that has ended counts as silence.
-public final class Mixer: AudioNode {
+package final class Mixer: AudioNode {
     /// The `mixer` node type: its parameters, buses and factory.
-    public static let descriptor = NodeDescriptor(
+    package static let descriptor = NodeDescriptor(
         type: "mixer",
         summary: "Sums its inputs (connect to \"id\" for the next free bus) and up/down-mixes channels.",
         role: .processor,
@@ -27,17 +27,17 @@ public final class Mixer: AudioNode {
     private var outChannels = 1
 
     /// A mixer to `channels` channels (nil: the widest input's).
-    public init(channels: Int?, nodeId: String = "mixer") {
+    package init(channels: Int?, nodeId: String = "mixer") {
         requestedChannels = channels
         self.nodeId = nodeId
     }
 
     /// Every input at the rate of input 0 (channel counts may differ).
-    public func acceptedFormat(forInput bus: Int, offered: StreamFormat, all: [StreamFormat]) -> StreamFormat {
+    package func acceptedFormat(forInput bus: Int, offered: StreamFormat, all: [StreamFormat]) -> StreamFormat {
         StreamFormat(sampleRate: all[0].sampleRate, channelCount: offered.channelCount)
     }
 
-    public func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] {
+    package func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] {
         let rate = inputs[0].sampleRate
         if let other = inputs.firstIndex(where: { $0.sampleRate != rate }) {
             throw GraphError(.formatMismatch,
@@ -47,15 +47,15 @@ public final class Mixer: AudioNode {
         return [StreamFormat(sampleRate: rate, channelCount: requestedChannels ?? inputs[0].channelCount)]
     }
 
-    public func maxOutputFrames(forInputFrames frames: Int) -> Int { frames * 4 }
+    package func maxOutputFrames(forInputFrames frames: Int) -> Int { frames * 4 }
 
-    public func prepare(_ context: PrepareContext) throws(EngineError) {
+    package func prepare(_ context: PrepareContext) throws(EngineError) {
         outChannels = context.outputFormats[0].channelCount
         let f = context.outputFormats[0]
         fifos = context.inputFormats.map { _ in AudioBuffer(format: f, frameCapacity: context.maxFrames * 4) }
     }
 
-    public func process(_ io: inout ProcessIO) -> FlowStatus {
+    package func process(_ io: inout ProcessIO) -> FlowStatus {
         // Append each input to its FIFO in the output channel layout.
         for (k, input) in io.inputs.enumerated() {
             let fifo = fifos[k]
@@ -114,5 +114,5 @@ public final class Mixer: AudioNode {
         }
     }
 
-    public func reset() { for f in fifos { f.frameLength = 0 } }
+    package func reset() { for f in fifos { f.frameLength = 0 } }
 }

@@ -1,17 +1,17 @@
 /// `null-sink`: consumes its input and discards it (GStreamer's fakesink).
-public final class NullSink: AudioNode {
+package final class NullSink: AudioNode {
     /// The `null-sink` node type: its parameters, buses and factory.
-    public static let descriptor = NodeDescriptor(
+    package static let descriptor = NodeDescriptor(
         type: "null-sink", summary: "Discards its input (for benchmarks and graphs that only emit events).",
         role: .sink, make: { _ throws(GraphError) in NullSink() })
 
     /// Frames consumed so far (render thread).
-    public private(set) var frames: Int64 = 0
+    package private(set) var frames: Int64 = 0
 
-    public func process(_ io: inout ProcessIO) -> FlowStatus {
+    package func process(_ io: inout ProcessIO) -> FlowStatus {
         frames += Int64(io.inputs[0].frameLength)
         return .ok
     }
 
-    public func reset() { frames = 0 }
+    package func reset() { frames = 0 }
 }

@@ -2,9 +2,9 @@ import Foundation
 
 /// `test-signal`: a sine, white or pink noise, or silence, for tests and calibration.
 /// Noise is generated from a fixed seed, so every run is identical.
-public final class TestSignalSource: AudioNode {
+package final class TestSignalSource: AudioNode {
     /// The `test-signal` node type: its parameters, buses and factory.
-    public static let descriptor = NodeDescriptor(
+    package static let descriptor = NodeDescriptor(
         type: "test-signal",
         summary: "Generates a sine, white or pink noise, or silence (deterministic).",
         role: .source,
@@ -46,10 +46,10 @@ public final class TestSignalSource: AudioNode {
         rng = seed
     }
 
-    public func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] { [format] }
-    public var durationFrames: Int64? { totalFrames }
+    package func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] { [format] }
+    package var durationFrames: Int64? { totalFrames }
 
-    public func process(_ io: inout ProcessIO) -> FlowStatus {
+    package func process(_ io: inout ProcessIO) -> FlowStatus {
         let out = io.outputs[0]
         var n = io.requestedFrames
         if let total = totalFrames { n = Int(min(Int64(n), total - position)) }
@@ -94,7 +94,7 @@ public final class TestSignalSource: AudioNode {
         return Double(rng) / Double(UInt32.max) * 2 - 1
     }
 
-    public func reset() {
+    package func reset() {
         position = 0
         rng = seed
         pink = (0, 0, 0, 0, 0, 0, 0)

@@ -7,9 +7,9 @@ import Synchronization
 /// thread converts and writes them, so no file I/O happens on the audio path. File
 /// input waits for the writer when the queue is full (nothing lost); live input drops
 /// and counts.
-public final class WAVSink: AudioNode {
+package final class WAVSink: AudioNode {
     /// The `wav-sink` node type: its parameters, buses and factory.
-    public static let descriptor = NodeDescriptor(
+    package static let descriptor = NodeDescriptor(
         type: "wav-sink",
         summary: "Writes its input to a WAV file (16/24-bit PCM or 32-bit float); the header is always valid.",
         role: .sink,
@@ -32,7 +32,7 @@ public final class WAVSink: AudioNode {
         sampleFormat = p.choice("format")
     }
 
-    public func prepare(_ context: PrepareContext) throws(EngineError) {
+    package func prepare(_ context: PrepareContext) throws(EngineError) {
         let format = context.inputFormats[0]
         writer = try WAVFileWriter(path: path, format: format, sampleFormat: sampleFormat, maxFrames: context.maxFrames)
         stage = LaggingStage(name: "audiograph.wav-sink", format: format, maxFrames: context.maxFrames, blockCount: 64,
@@ -60,7 +60,7 @@ public final class WAVSink: AudioNode {
         }
     }
 
-    public func process(_ io: inout ProcessIO) -> FlowStatus {
+    package func process(_ io: inout ProcessIO) -> FlowStatus {
         let input = io.inputs[0]
         guard input.frameLength > 0 else { return .ok }
         let stage = stage.unsafelyUnwrapped
@@ -70,7 +70,7 @@ public final class WAVSink: AudioNode {
         return .ok
     }
 
-    public func finish(_ reason: EndReason) throws(EngineError) {
+    package func finish(_ reason: EndReason) throws(EngineError) {
         guard let writer, let stage else { return }
         stage.finish()
         self.writer = nil
@@ -82,7 +82,7 @@ public final class WAVSink: AudioNode {
         }
     }
 
-    public func reset() {
+    package func reset() {
         // A new run writes the file anew.
         if let q = stage?.queue, let w = try? WAVFileWriter(path: path, format: q.blocks[0].format,
                                                             sampleFormat: sampleFormat, maxFrames: q.blocks[0].frameCapacity) {
