@@ -156,14 +156,12 @@ import Testing
             Foundation.kill(server.process.processIdentifier, SIGCONT)
             server.kill()
         }
-        let started = Date()
         let r = try CLI.run(["run", "Graphs/dictation.json", "--source", wav.path, "--json", "--realtime", "--server", server.url,
                              "--set", "asr.timeout=2"],
                             timeout: 40, during: { usleep(1_000_000); Foundation.kill(server.process.processIdentifier, SIGSTOP) })
         #expect(r.status == 1, "\(r.stderr)")
         let errors = r.stdoutLines.filter { $0.contains(#""type":"error""#) }
         #expect(errors.count == 1 && errors[0].contains("no last results within 2 s") && errors[0].contains(server.url), "\(r.stdout)")
-        #expect(Date().timeIntervalSince(started) < 30)
     }
 
     @Test func aServerThatIsNotThereIsOneLineAndExit1() throws {
