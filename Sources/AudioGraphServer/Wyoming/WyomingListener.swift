@@ -20,7 +20,8 @@ final class WyomingListener: @unchecked Sendable {
             stdioDone = done
             let channel = ByteChannel(input: 0, output: 1, peer: "stdio", isSocket: false, sendTimeout: 0)
             Thread.detachNewThread {
-                WyomingConnection(server: server, channel: channel).run()
+                let connection = WyomingConnection(server: server, channel: channel)
+                withExtendedLifetime(connection) { connection.run() }  // its session's events hold it weakly
                 done.signal()
             }
             return
@@ -85,7 +86,10 @@ final class WyomingListener: @unchecked Sendable {
                 }
                 let peer = isUnix ? "unix" : Self.describe(addr)
                 let channel = ByteChannel(input: c, output: c, peer: peer, isSocket: true, sendTimeout: 10)
-                Thread.detachNewThread { WyomingConnection(server: server, channel: channel).run() }
+                Thread.detachNewThread {
+                    let connection = WyomingConnection(server: server, channel: channel)
+                    withExtendedLifetime(connection) { connection.run() }  // its session's events hold it weakly
+                }
             }
         }
     }
