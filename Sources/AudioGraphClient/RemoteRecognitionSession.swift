@@ -88,21 +88,10 @@ public final class RemoteRecognitionSession: Sendable {
         if let w = options.wakeWord { start["wake-word"] = w }
         if let t = options.commandTimeout { start["command-timeout"] = t }
         do {
-            do {
-                try await l.send(start)
-            } catch {
-                // A server that refuses at once (a wrong key, draining) says why and closes:
-                // its reason may have come before the send found the connection closed.
-                if case .json(let m)? = try? await l.receive(), m["type"] as? String == "error" {
-                    throw RemoteError(code: m["code"] as? String ?? "error", message: m["message"] as? String ?? "")
-                }
-                throw error
-            }
+            try await l.sendOpening(start)
             let answer = try await withTimeout(endpoint.timeout) { try await l.receive() }
             guard case .json(let m) = answer, m["type"] as? String == "started" else {
-                if case .json(let m) = answer, m["type"] as? String == "error" {
-                    throw RemoteError(code: m["code"] as? String ?? "error", message: m["message"] as? String ?? "")
-                }
+                if case .json(let m) = answer, let refusal = RemoteError(serverMessage: m) { throw refusal }
                 throw RemoteError(code: "protocol", message: "the server did not start the session")
             }
         } catch {
@@ -115,8 +104,8 @@ public final class RemoteRecognitionSession: Sendable {
             do {
                 while true {
                     guard case .json(let m) = try await l.receive() else { continue }
-                    if m["type"] as? String == "error" {
-                        continuation.finish(throwing: RemoteError(code: m["code"] as? String ?? "error", message: m["message"] as? String ?? ""))
+                    if let fault = RemoteError(serverMessage: m) {
+                        continuation.finish(throwing: fault)
                         break
                     }
                     guard let e = RemoteEvent.parse(m) else { continue }

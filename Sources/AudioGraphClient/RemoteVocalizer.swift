@@ -36,14 +36,7 @@ public final class RemoteVocalizer: Sendable {
             link.withLock { $0 = l }
         }
         do {
-            do {
-                try await l.send(["type": "speak", "text": text, "voice": voice, "rate": rate])
-            } catch {
-                if case .json(let m)? = try? await l.receive(), m["type"] as? String == "error" {  // refused at once: why
-                    throw RemoteError(code: m["code"] as? String ?? "error", message: m["message"] as? String ?? "")
-                }
-                throw error
-            }
+            try await l.sendOpening(["type": "speak", "text": text, "voice": voice, "rate": rate])
             var speech = Speech(samples: [], sampleRate: 16000, cancelled: false)
             while true {
                 switch try await l.receive() {
@@ -55,7 +48,7 @@ public final class RemoteVocalizer: Sendable {
                     case "speak-end":
                         speech.cancelled = (m["cancelled"] as? Bool) ?? false
                         return speech
-                    case "error": throw RemoteError(code: m["code"] as? String ?? "error", message: m["message"] as? String ?? "")
+                    case "error": throw RemoteError(serverMessage: m)!
                     default: continue
                     }
                 case .data(let d):

@@ -44,4 +44,10 @@ public struct RemoteError: Error, CustomStringConvertible, Sendable, Equatable {
         self.message = message
     }
     public var description: String { "\(code): \(message)" }
+
+    /// The fault in a server's `{"type": "error", "code", "message"}`, or nil for any other message.
+    init?(serverMessage m: [String: Any]) {
+        guard m["type"] as? String == "error" else { return nil }
+        self.init(code: m["code"] as? String ?? "error", message: m["message"] as? String ?? "")
+    }
 }

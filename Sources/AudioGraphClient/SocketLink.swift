@@ -158,6 +158,18 @@ final class SocketLink: @unchecked Sendable {
 
     func send(_ data: Data) async throws { try sendNow(data) }
 
+    /// Sends the message that opens an exchange (`start`, `speak`). A server that refuses at
+    /// once (a wrong key, draining) says why and closes: its reason may have come before the
+    /// send found the connection closed, and is what is thrown then.
+    func sendOpening(_ object: [String: Any]) async throws {
+        do {
+            try await send(object)
+        } catch {
+            if case .json(let m)? = try? await receive(), let refusal = RemoteError(serverMessage: m) { throw refusal }
+            throw error
+        }
+    }
+
     /// A binary frame, written before returning (civetweb's client write is synchronous).
     func sendNow(_ data: Data) throws { try write(opcode: Int32(MG_WEBSOCKET_OPCODE_BINARY), data) }
 
