@@ -9,9 +9,16 @@ import Glibc
 /// caller, and a session's traffic is small frames (audio every render block, control
 /// messages): with Nagle on, each waits for the server's delayed ACK, up to 40 ms on Linux.
 /// After a connection is made, every connected TCP socket of this process whose peer has
-/// `port` gets `TCP_NODELAY` (other connections to the same server want it too).
-enum NoDelay {
-    static func apply(toPeerPort port: Int) {
+/// `port` gets `TCP_NODELAY` (other connections to the same server want it too). The server
+/// sets it on the sockets it accepts for Wyoming with ``set(on:)``.
+package enum NoDelay {
+    /// Small writes on `fd` (a TCP socket) go out at once.
+    package static func set(on fd: Int32) {
+        var on: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    package static func apply(toPeerPort port: Int) {
         guard let fds = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return }
         for name in fds {
             guard let fd = Int32(name) else { continue }
@@ -30,9 +37,7 @@ enum NoDelay {
                     }
                 }
             }
-            guard peerPort == UInt16(truncatingIfNeeded: port) else { continue }
-            var on: Int32 = 1
-            _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+            if peerPort == UInt16(truncatingIfNeeded: port) { set(on: fd) }
         }
     }
 }

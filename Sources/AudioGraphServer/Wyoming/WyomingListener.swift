@@ -1,3 +1,4 @@
+import AudioGraphClient
 import Foundation
 import Synchronization
 
@@ -78,12 +79,9 @@ final class WyomingListener: @unchecked Sendable {
                     usleep(10_000)  // out of descriptors: let connections close
                     continue
                 }
-                if !isUnix {
-                    // Events are small writes (a header line, then data): without this Nagle
-                    // holds each until the client's delayed ACK, up to 40 ms.
-                    var on: Int32 = 1
-                    setsockopt(c, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-                }
+                // Events are small writes (a header line, then data): without this Nagle holds
+                // each until the client's delayed ACK, up to 40 ms.
+                if !isUnix { NoDelay.set(on: c) }
                 let peer = isUnix ? "unix" : Self.describe(addr)
                 let channel = ByteChannel(input: c, output: c, peer: peer, isSocket: true, sendTimeout: 10)
                 Thread.detachNewThread {
