@@ -26,15 +26,11 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         type: "remote-recognizer",
         summary: "Recognition done by an audiograph serve (ws://HOST:PORT): the recognizer's events, the work on a server.",
         role: .sink,
-        parameters: [
-            ParameterSpec("server", .string, help: "the server's URL, ws://HOST:PORT or wss://HOST:PORT"),
+        parameters: RemoteServer.parameters(timeout: "to connect, and for the last results after the audio") + [
             ParameterSpec("graph", .string, default: "dictation", help: "the server's graph to recognise with"),
-            ParameterSpec("app", .string, help: "app id, for a server with --keys"),
-            ParameterSpec("key", .string, help: "app key, for a server with --keys"),
             ParameterSpec("grammar", .path, help: "JSGF grammar file, sent to the server (replaces the graph's search)"),
             ParameterSpec("partials", .number(0...10), default: 0.25, unit: "s", help: "seconds between partial results (0: none)"),
             ParameterSpec("alternatives", .integer(0...10), default: 3, help: "n-best alternatives in final results"),
-            ParameterSpec("timeout", .number(0.5...120), default: 10, unit: "s", help: "to connect, and for the last results after the audio"),
             ParameterSpec("wake-word", .string,
                           help: "assistant mode on the server: wait for this phrase, then recognise one command, then wait again; reports wake and assistant events"),
             ParameterSpec("command-timeout", .number(0.5...60), default: 5, unit: "s",
@@ -47,11 +43,11 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         ],
         make: { p throws(GraphError) in try RemoteRecognizer(p) })
 
-    let server: String
-    let endpoint: ServerEndpoint
+    let server: RemoteServer
     var options: RemoteRecognitionSession.Options
     let grammarPath: String?
-    let timeout: Double
+    /// To connect, and for the last results after the audio.
+    var timeout: Double { server.timeout }
     private var ring = FrameRing(channels: 1, capacity: 1)
     private var isLive = false
     private var renderReady = Readiness()
@@ -80,14 +76,7 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init(_ p: ResolvedParameters) throws(GraphError) {
-        server = p.string("server") ?? ""
-        guard let url = URL(string: server), ["ws", "wss"].contains(url.scheme ?? ""), url.host != nil else {
-            throw p.error("server", "expected ws://HOST:PORT or wss://HOST:PORT, got \"\(server)\"")
-        }
-        timeout = p.number("timeout")
-        var app: (String, String)?
-        if let id = p.string("app") { app = (id, p.string("key") ?? "") }
-        endpoint = ServerEndpoint(url: url, app: app, timeout: timeout, attempts: 2)
+        server = try RemoteServer(p)
         options = RemoteRecognitionSession.Options(graph: p.text("graph"), partials: p.number("partials"),
                                                    alternatives: p.integer("alternatives"))
         grammarPath = p.string("grammar")
@@ -124,12 +113,11 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
             }
             options.grammar = text
         }
-        let s = RemoteRecognitionSession(endpoint, options: options)
+        let s = RemoteRecognitionSession(server.endpoint, options: options)
         do {
             try blocking { try await s.start() }
         } catch {
-            let why = (error as? RemoteError).map { $0.code == "key" ? "the server refused the app key (app/key parameters)" : $0.message } ?? "\(error)"
-            throw EngineError(.server, "speech server \(server): \(why)", suggestion: "start one with `audiograph serve`, or check --server")
+            throw server.refusal(error)
         }
         session = s
         startTasks(s)
@@ -155,9 +143,7 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
                 if node.inputEnded.load(ordering: .acquiring) && ring.available == 0 || worker.isStopping { break }
                 worker.wake.wait(timeout: 0.5) { ring.available > 0 || node.inputEnded.load(ordering: .acquiring) || worker.isStopping }
             }
-            let stopped = DispatchSemaphore(value: 0)
-            Task.detached { try? await s.stop(); stopped.signal() }
-            stopped.wait()
+            try? blocking { try await s.stop() }
             node.sent.signal()
         }
         receiver = Task.detached { [self] in
@@ -169,9 +155,8 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
                     }
                 }
             } catch {
-                let why = (error as? RemoteError)?.message ?? "\(error)"
                 failed.store(true, ordering: .releasing)
-                pending.withLock { $0.append(.error(EngineError(.server, "speech server \(server): \(why)"))) }
+                pending.withLock { $0.append(.error(server.failure(error))) }
             }
             received.store(true, ordering: .releasing)
             wake.signal()
@@ -236,10 +221,10 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     public var reportsAfterInput: Bool { true }
 
     public func failure(_ code: Int32) -> EngineError {
-        code == Self.noLastResults
-            ? EngineError(.server, "speech server \(server): no last results within \(Int(timeout)) s", parameter: "timeout")
-            : EngineError(.server, "speech server \(server): the connection was lost mid-run")
+        code == Self.noLastResults ? noLastResults : server.failure("the connection was lost mid-run")
     }
+
+    private var noLastResults: EngineError { server.failure("no last results within \(Int(timeout)) s", parameter: "timeout") }
 
     /// The audio is over: the server finishes the utterance in flight; its last results are
     /// waited for (at most `timeout` s).
@@ -258,7 +243,7 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         }
         if sent.wait(timeout: .now() + timeout) == .timedOut || done.wait(timeout: .now() + timeout) == .timedOut {
             receiver?.cancel()
-            throw EngineError(.server, "speech server \(server): no last results within \(Int(timeout)) s")
+            throw noLastResults
         }
         self.session = nil
         let n = lost.load(ordering: .relaxed)

@@ -15,26 +15,14 @@ public enum RemoteSynth {
         type: "remote-synth",
         summary: "Speech from an audiograph serve (ws://HOST:PORT): speech-synth's texts, replies, earcons and events, the voice on a server.",
         role: .source,
-        parameters: [
-            ParameterSpec("server", .string, help: "the server's URL, ws://HOST:PORT or wss://HOST:PORT"),
-            ParameterSpec("app", .string, help: "app id, for a server with --keys"),
-            ParameterSpec("key", .string, help: "app key, for a server with --keys"),
-            ParameterSpec("timeout", .number(0.5...120), default: 10, unit: "s", help: "to connect"),
+        parameters: RemoteServer.parameters(timeout: "to connect") + [
             ParameterSpec("voice", .string, default: "rms", help: "the server's voice (flite's: rms, slt, awb, kal16, kal)"),
         ] + SpeechSynth.descriptor.parameters.filter { $0.name != "voice" },
         controls: SpeechSynth.descriptor.controls,
         make: { p throws(GraphError) in
-            let server = p.string("server") ?? ""
-            guard let url = URL(string: server), ["ws", "wss"].contains(url.scheme ?? ""), url.host != nil else {
-                throw p.error("server", "expected ws://HOST:PORT or wss://HOST:PORT, got \"\(server)\"")
-            }
-            var app: (String, String)?
-            if let id = p.string("app") { app = (id, p.string("key") ?? "") }
-            let endpoint = ServerEndpoint(url: url, app: app, timeout: p.number("timeout"), attempts: 2)
+            let server = try RemoteServer(p)
             let voice = p.text("voice"), rate = p.number("rate")
-            return try SpeechSynth(p) { () throws(EngineError) in
-                try RemoteVoice.open(endpoint, server: server, voice: voice, rate: rate)
-            }
+            return try SpeechSynth(p) { () throws(EngineError) in try RemoteVoice.open(server, voice: voice, rate: rate) }
         })
 }
 
@@ -43,11 +31,11 @@ public enum RemoteSynth {
 final class RemoteVoice: SpeechVoice {
     let sampleRate: Int
     private let vocalizer: RemoteVocalizer
-    private let server: String
+    private let server: RemoteServer
     private let voice: String
     private let rate: Double
 
-    private init(_ vocalizer: RemoteVocalizer, server: String, voice: String, rate: Double, sampleRate: Int) {
+    private init(_ vocalizer: RemoteVocalizer, server: RemoteServer, voice: String, rate: Double, sampleRate: Int) {
         self.vocalizer = vocalizer
         self.server = server
         self.voice = voice
@@ -59,17 +47,14 @@ final class RemoteVoice: SpeechVoice {
 
     /// Connects and speaks a probe, which says the voice's rate (the node's format) and that
     /// the server has the voice (control thread, before the run).
-    static func open(_ endpoint: ServerEndpoint, server: String, voice: String, rate: Double) throws(EngineError) -> RemoteVoice {
-        let vocalizer = RemoteVocalizer(endpoint)
+    static func open(_ server: RemoteServer, voice: String, rate: Double) throws(EngineError) -> RemoteVoice {
+        let vocalizer = RemoteVocalizer(server.endpoint)
         do {
             let probe = try blocking { try await vocalizer.speak("a", voice: voice, rate: rate) }
             return RemoteVoice(vocalizer, server: server, voice: voice, rate: rate, sampleRate: probe.sampleRate)
         } catch {
             vocalizer.close()
-            let e = error as? RemoteError
-            let why = e.map { $0.code == "key" ? "the server refused the app key (app/key parameters)" : $0.message } ?? "\(error)"
-            throw EngineError(.server, "speech server \(server): \(why)", parameter: e?.code == "voice" ? "voice" : nil,
-                              suggestion: e?.code == "voice" ? nil : "start one with `audiograph serve`, or check --server")
+            throw server.refusal(error)
         }
     }
 
@@ -79,7 +64,7 @@ final class RemoteVoice: SpeechVoice {
             let speech = try blocking { try await vocalizer.speak(text, voice: voice, rate: rate) }
             return speech.samples
         } catch {
-            throw EngineError(.server, "speech server \(server): \((error as? RemoteError)?.message ?? "\(error)")")
+            throw server.failure(error)
         }
     }
 }
