@@ -53,8 +53,8 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     private var renderReady = Readiness()
     private var eventsReady = Wakeup()
     private var gate = PlaybackGate()
-    /// Silence written for gated audio (10 ms: the gate's grain).
-    private var silence = [Float](repeating: 0, count: 160)
+    /// Silence written for gated audio (10 ms at 16 kHz: the gate's grain).
+    private let silence = [Float](repeating: 0, count: 160)
     private var session: RemoteRecognitionSession?
     private let pending = Mutex<[EngineEvent]>([])
     private let inputEnded = Atomic<Bool>(false)
@@ -203,17 +203,12 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
             _ = ring.write(input, frames: frames)
             return
         }
-        let rate = input.format.sampleRate, step = silence.count
-        var k = 0
-        while k < frames {
-            let n = min(step, frames - k)
-            let t0 = Double(input.sampleTime + Int64(k)) / rate
-            if gate.covers(t0, t0 + Double(n) / rate) {
+        gate.spans(from: input.sampleTime, frames: frames, rate: input.format.sampleRate) { k, n, covered in
+            if covered {
                 _ = silence.withUnsafeBufferPointer { ring.write(interleaved: $0.baseAddress!, frames: n) }
             } else {
                 _ = ring.write(input, from: k, frames: n)
             }
-            k += n
         }
     }
 

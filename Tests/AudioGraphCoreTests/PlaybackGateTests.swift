@@ -30,4 +30,15 @@ struct PlaybackGateTests {
         g.playing(from: 6, to: 7, tail: 0)
         #expect(!g.covers(7.11, 7.2))
     }
+
+    /// The 10 ms grain the listeners mute by: every frame once, in order, covered where the
+    /// sound plays (one queue's blocks and the remote recognizer's sends walk the same spans).
+    @Test func spansWalkEveryFrameOnceInTheGatesGrain() {
+        let g = PlaybackGate()
+        g.playing(from: 0.105, to: 0.125, tail: 0)  // 105 ms to 125 ms: it touches the first three spans of 100-131 ms
+        var seen: [(Int, Int, Bool)] = []
+        g.spans(from: 1600, frames: 500, rate: 16000) { seen.append(($0, $1, $2)) }
+        #expect(seen.map(\.0) == [0, 160, 320, 480] && seen.map(\.1) == [160, 160, 160, 20])
+        #expect(seen.map(\.2) == [true, true, true, false])
+    }
 }

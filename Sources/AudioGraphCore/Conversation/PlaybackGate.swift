@@ -70,6 +70,21 @@ package final class PlaybackGate: Sendable {
         return nil
     }
 
+    /// The gate's grain over `frames` frames from `sampleTime` at `rate`: `body(offset, count,
+    /// covered)` for each 10 ms span in order, `covered` when it lies in what the graph plays.
+    /// Render thread: no allocation.
+    package func spans(from sampleTime: Int64, frames: Int, rate: Double,
+                       _ body: (_ offset: Int, _ count: Int, _ covered: Bool) -> Void) {
+        let step = max(1, Int(rate / 100))
+        var k = 0
+        while k < frames {
+            let n = min(step, frames - k)
+            let t0 = Double(sampleTime + Int64(k)) / rate
+            body(k, n, covers(t0, t0 + Double(n) / rate))
+            k += n
+        }
+    }
+
     /// The player stopped because the user's speech began at `t` (barge-in): for a listener
     /// that takes that speech as a command. Render thread.
     package func interrupt(at t: Double) { interruption.store(t.bitPattern, ordering: .releasing) }

@@ -67,15 +67,8 @@ package final class BlockQueue: @unchecked Sendable {
 
     /// Silences the parts of `block` (10 ms at a time) that lie in what the graph plays.
     private static func mute(_ block: AudioBuffer, where gate: PlaybackGate) {
-        let rate = block.format.sampleRate, step = max(1, Int(rate / 100))
-        var k = 0
-        while k < block.frameLength {
-            let n = min(step, block.frameLength - k)
-            let t0 = Double(block.sampleTime + Int64(k)) / rate
-            if gate.covers(t0, t0 + Double(n) / rate) {
-                for c in 0..<block.channelCount { block.channel(c).advanced(by: k).update(repeating: 0, count: n) }
-            }
-            k += n
+        gate.spans(from: block.sampleTime, frames: block.frameLength, rate: block.format.sampleRate) { k, n, covered in
+            if covered { for c in 0..<block.channelCount { block.channel(c).advanced(by: k).update(repeating: 0, count: n) } }
         }
     }
 
