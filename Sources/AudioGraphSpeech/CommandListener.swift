@@ -31,8 +31,6 @@ final class CommandListener {
     private(set) var phase = Phase.waiting
     private let emit: (EngineEvent, Double) -> Void
     private let cancelRequested = Atomic<Bool>(false)
-    /// The onset (stream seconds, bits; NaN: none) of speech that barged in, to listen to.
-    private let bargeIn = Atomic<UInt64>(Double.nan.bitPattern)
 
     init(nodeId: String, spotter: WakeWordSpotter, timeout: Double, emit: @escaping (EngineEvent, Double) -> Void) {
         self.nodeId = nodeId
@@ -54,17 +52,11 @@ final class CommandListener {
     /// Drops the command being listened for and waits for the wake word again. Any thread.
     func requestCancel() { cancelRequested.store(true, ordering: .releasing) }
 
-    /// Speech that began at `t` cut the assistant's answer short: it is the next command.
-    /// Any thread (the delivery thread's observer).
-    func requestBargeIn(at t: Double) { bargeIn.store(t.bitPattern, ordering: .releasing) }
-
-    /// Takes a barge-in request while waiting: listens from its onset. Where this thread has
-    /// not yet reached the onset, the vad's speech start there opens the utterance as after a
-    /// wake word; where it has passed it (the marker went by unheard), the utterance begins at
-    /// the onset from the pre-roll.
-    private func takeBargeIn(_ utterances: UtteranceDecoder) {
-        let t = Double(bitPattern: bargeIn.exchange(Double.nan.bitPattern, ordering: .acquiring))
-        guard !t.isNaN else { return }
+    /// Speech that began at `t` cut the assistant's answer short: it is the next command,
+    /// listened to from its onset. Where this thread has not yet reached the onset, the vad's
+    /// speech start there opens the utterance as after a wake word; where it has passed it (the
+    /// marker went by unheard), the utterance begins at the onset from the pre-roll.
+    private func listenToBargeIn(at t: Double, _ utterances: UtteranceDecoder) {
         // Stamped where this thread is (stream order: nothing earlier may follow what it reported).
         emit(.assistant(node: nodeId, state: .listening, reason: nil, t: t), max(t, utterances.position))
         utterances.listening = true
@@ -74,8 +66,10 @@ final class CommandListener {
     }
 
     /// Takes one block: to the spotter while waiting, to the utterance decoder while listening.
-    func take(_ block: AudioBuffer, _ utterances: UtteranceDecoder) {
-        if phase == .waiting { takeBargeIn(utterances) } else { bargeIn.store(Double.nan.bitPattern, ordering: .relaxed) }
+    /// `bargeIn`: the onset of speech that interrupted an answer, handed over with this block
+    /// (taken as a command while waiting for the wake word; ignored while one is listened for).
+    func take(_ block: AudioBuffer, _ utterances: UtteranceDecoder, bargeIn: Double? = nil) {
+        if let t = bargeIn, phase == .waiting { listenToBargeIn(at: t, utterances) }
         switch phase {
         case .waiting:
             cancelRequested.store(false, ordering: .relaxed)

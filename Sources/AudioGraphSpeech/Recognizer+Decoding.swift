@@ -66,12 +66,14 @@ extension Recognizer {
                 // Words from code join before the first utterance or between two.
                 if !utterances.open { addPendingVocabulary(decoder, stage, at: block.time) }
                 if let listener {
+                    // A barge-in goes with the block it came in (the same block in every file run).
                     if interruption == nil { interruption = interruptions.pop() }
+                    var bargeIn: Double?
                     if let i = interruption, block.time >= i.from {
-                        listener.requestBargeIn(at: i.onset)
+                        bargeIn = i.onset
                         interruption = nil
                     }
-                    listener.take(block, utterances)
+                    listener.take(block, utterances, bargeIn: bargeIn)
                     if let r = reported { listener.reported(r, utterances) }
                 } else {
                     utterances.take(block)
