@@ -182,18 +182,17 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
         if !ready(worker, frames: n, stopping: io.isStopping) { return .notReady }
         var filled = 0
         func time(_ frame: Int) -> Double { Double(out.sampleTime + Int64(frame)) / format.sampleRate }
-        if cancelRequested.exchange(false, ordering: .acquiring), let c = current {
+        /// Stops the sound playing here (what is left of it in the ring is dropped).
+        func cutCurrent(_ c: SpeechWorker.Segment) {
             _ = worker.ring.discard(frames: left)
             end(c, at: time(0), cancelled: true, &io)
         }
+        if cancelRequested.exchange(false, ordering: .acquiring), let c = current { cutCurrent(c) }
         let onset = Double(bitPattern: bargeOnset.load(ordering: .acquiring))
         if !onset.isNaN && time(0) >= Double(bitPattern: bargeAt.load(ordering: .relaxed)) {
             // Barge-in: the answer stops here; listeners on the gate hear of the speech's onset.
             bargeOnset.store(Double.nan.bitPattern, ordering: .relaxed)
-            if let c = current, !c.isEarcon {
-                _ = worker.ring.discard(frames: left)
-                end(c, at: time(0), cancelled: true, &io)
-            }
+            if let c = current, !c.isEarcon { cutCurrent(c) }
             gate.interrupt(at: onset)
             io.emit(NodeEvent(Self.bargedIn, t: onset))
         }
