@@ -76,7 +76,7 @@ extension AudioEngine {
                 _ = takeStreamEvents()  // nodes have finished: complete through the end
                 _ = deliverInOrder(flush: true)
                 deliveredThrough.store(Double.infinity.bitPattern, ordering: .releasing)
-                deliveredWake.signal()
+                deliveryMoved()
                 for step in plan.steps {
                     for e in step.node.takeEvents(nodeId: step.id) { deliver(e) }
                 }
@@ -106,7 +106,7 @@ extension AudioEngine {
             let delivered = min(order.renderedThrough, order.laggingThrough)
             if delivered != Double(bitPattern: deliveredThrough.load(ordering: .relaxed)) {
                 deliveredThrough.store(delivered.bitPattern, ordering: .releasing)
-                deliveredWake.signal()
+                deliveryMoved()
             }
             if drainTaps(flush: false) { worked = true }
             for step in plan.steps {

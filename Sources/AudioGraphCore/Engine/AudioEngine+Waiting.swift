@@ -36,20 +36,31 @@ extension AudioEngine {
     /// the run has ended, delivery has not moved for `idle` seconds (the graph holds the rest
     /// for more input: a resampler's filter, the vad's look-ahead) or `timeout` has passed;
     /// whether `t` was reached. For a caller that answers each piece of audio it pushes with
-    /// what was heard in it (vosk's protocol). Checks every 2 ms: a connection's thread,
-    /// never the render thread.
+    /// what was heard in it (vosk's protocol). Any thread but the render thread.
     @discardableResult
     package func waitForDelivery(through t: Double, idle: Double = 0.2, timeout: Double = 2) -> Bool {
         let start = monotonicSeconds()
-        var last = Double(bitPattern: deliveredThrough.load(ordering: .acquiring)), movedAt = start
+        var movedAt = start
+        deliveryCondition.lock()
+        defer { deliveryCondition.unlock() }
+        var last = Double(bitPattern: deliveredThrough.load(ordering: .acquiring))
         while last < t {
             if lock.withLock({ $0.endReason }) != nil { return true }
-            let now = monotonicSeconds()
-            if now - start > timeout || now - movedAt > idle { return false }
-            usleep(2000)
+            let now = monotonicSeconds(), deadline = min(start + timeout, movedAt + idle)
+            if now >= deadline { return false }
+            _ = deliveryCondition.wait(until: Date(timeIntervalSinceNow: deadline - now))
             let through = Double(bitPattern: deliveredThrough.load(ordering: .acquiring))
             if through > last { last = through; movedAt = monotonicSeconds() }
         }
         return true
+    }
+
+    /// Delivery thread: `deliveredThrough` moved; wakes the render thread's lockstep wait and
+    /// every ``waitForDelivery(through:idle:timeout:)``.
+    func deliveryMoved() {
+        deliveredWake.signal()
+        deliveryCondition.lock()
+        deliveryCondition.broadcast()
+        deliveryCondition.unlock()
     }
 }

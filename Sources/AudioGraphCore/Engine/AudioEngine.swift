@@ -90,6 +90,9 @@ public final class AudioEngine: @unchecked Sendable {
     let tapCount = Atomic<Int>(0)
     /// Broadcast once the end reason is set, for threads blocked in `waitUntilEnded`.
     let endedCondition = NSCondition()
+    /// Broadcast whenever `deliveredThrough` moves (delivery thread), for any number of
+    /// threads waiting on it with ``waitForDelivery(through:idle:timeout:)``.
+    let deliveryCondition = NSCondition()
     let lock = Locked<Shared>(Shared())
     var finishErrors: [EngineError] = []  // render thread writes before the end marker
     /// The run's event stream; `reset()` makes a new one, the last run's having finished.
