@@ -120,6 +120,27 @@ import Testing
         }
     }
 
+    /// A remote-synth whose server dies before the answer: the run ends with an error naming
+    /// the server and the node, and nothing hangs (the recognizer here is local).
+    @Test(.flite) func aRemoteSynthWhoseServerDiesEndsTheRunWithAnErrorNamingIt() throws {
+        let user = try #require(Flite.script([("hello computer", 1.5), ("find japanese restaurants nearby", 3)]))
+        let server = try Server()
+        defer { server.kill() }
+        let dir = CLI.tempDir()
+        let text = try String(contentsOf: CLI.packageRoot.appendingPathComponent("Graphs/assistant.json"), encoding: .utf8)
+            .replacingOccurrences(of: #""type": "speech-synth",\s*"params": \{"#, with: #""type": "remote-synth", "params": {"server": "\#(server.url)", "#,
+                                  options: .regularExpression)
+        #expect(text.contains("remote-synth"))
+        let graph = dir.appendingPathComponent("assistant.json")
+        try text.write(to: graph, atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(at: CLI.packageRoot.appendingPathComponent("Graphs/command.gram"), to: dir.appendingPathComponent("command.gram"))
+        let r = try CLI.run(["run", graph.path, "--source", user.path, "--sink", dir.appendingPathComponent("a.wav").path, "--json", "--realtime"],
+                            timeout: 60, during: { usleep(2_000_000); server.kill() })
+        #expect(r.status == 1, "\(r.stderr)")
+        let errors = r.stdoutLines.filter { $0.contains(#""type":"error""#) }
+        #expect(errors.count == 1 && errors[0].contains("speech server \(server.url)") && errors[0].contains(#""node":"tts""#), "\(r.stdout)")
+    }
+
     @Test func aKeyphraseGraphOnAServerIsOneLine() throws {
         let r = try CLI.run(["run", "Graphs/wakeword.json", "--source", try Self.silence(), "--server", "ws://127.0.0.1:9"])
         #expect(r.status == 2)
