@@ -141,6 +141,12 @@ import Testing
         #expect(errors.count == 1 && errors[0].contains("speech server \(server.url)") && errors[0].contains(#""node":"tts""#), "\(r.stdout)")
     }
 
+    @Test func anEmptyRemoteWakeWordIsOneLineAndExit2() throws {
+        let r = try CLI.run(["run", "Graphs/assistant-remote.json", "--source", try Self.silence(), "--set", "asr.wake-word= "])
+        #expect(r.status == 2)
+        #expect(r.stderrLines.count == 1 && r.stderr.contains(#"parameter "wake-word": expected a phrase"#), "\(r.stderr)")
+    }
+
     @Test func aKeyphraseGraphOnAServerIsOneLine() throws {
         let r = try CLI.run(["run", "Graphs/wakeword.json", "--source", try Self.silence(), "--server", "ws://127.0.0.1:9"])
         #expect(r.status == 2)
