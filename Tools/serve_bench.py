@@ -5,7 +5,10 @@
    on audiograph's WebSocket protocol: the largest N whose finals arrive p95 <= 0.3 s after
    the end of speech was decided (stream start + the utterance-end's `decided`), with no
    overrun or warning; first-partial p50 at that load. Beside: CPU per second of audio of the
-   same speech in pocketsphinx_continuous processes (streams per core, as a ratio).
+   same speech in pocketsphinx_continuous processes (streams per core, as a ratio). Run for
+   the served graphs as they are and with `--set asr.second-pass=false` (the cheaper search),
+   each with the word error rate of its streams' finals at that load, so the capacity comes
+   with the accuracy it was measured at.
 2. Wyoming `transcribe` of short flite commands (command grammar) through the `wyoming`
    client: round trips per second and audio-stop -> transcript p50/p95; `synthesize` time to
    the first audio chunk.
@@ -29,6 +32,9 @@ import time
 import wave
 
 import websockets
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from transcripts import normalize  # noqa: E402
 from wyoming.asr import Transcribe
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.client import AsyncTcpClient
@@ -57,25 +63,47 @@ def cpu_s(pid):
 
 
 def speech_file():
-    """About 30 s of speech with pauses, 16 kHz mono s16."""
+    """About 30 s of speech with pauses (whole recordings, each followed by 1.2 s of silence),
+    16 kHz mono s16, and its reference words."""
     out = os.path.join(TMP, "speech.wav")
-    parts = sorted(glob.glob(os.path.join(CORPUS, "arctic_*.wav")) + glob.glob(os.path.join(CORPUS, "ps_cards_*.wav"))
-                   + glob.glob(os.path.join(CORPUS, "ljspeech_*.wav")))
+    refs = {}
+    try:
+        refs = {e["file"]: e["transcript"] for e in json.load(open(os.path.join(CORPUS, "manifest.json"))) if e.get("transcript")}
+    except OSError:
+        pass
+    parts = [(p, refs[os.path.basename(p)]) for p in sorted(
+        glob.glob(os.path.join(CORPUS, "arctic_*.wav")) + glob.glob(os.path.join(CORPUS, "ps_cards_*.wav"))
+        + glob.glob(os.path.join(CORPUS, "ljspeech_*.wav"))) if os.path.basename(p) in refs]
     src = "corpus"
     if not parts:
         src = "flite"
         for i, t in enumerate(["go forward ten meters", "find japanese restaurants nearby", "what is the weather like tomorrow in boston",
-                               "turn left at the next corner", "play some music in the kitchen", "set a timer for ten minutes"]):
+                               "turn left at the next corner", "play some music in the kitchen", "set a timer for ten minutes"] * 2):
             p = os.path.join(TMP, f"f{i}.wav")
             subprocess.run(["flite", "-voice", "rms", "-t", t, "-o", p], check=True)
-            parts.append(p)
-    conv = []
-    for i, p in enumerate(parts):
+            parts.append((p, t))
+    conv, words, total = [], [], 0.0
+    for i, (p, text) in enumerate(parts):
         c = os.path.join(TMP, f"c{i}.wav")
         subprocess.run(["sox", p, "-r", "16000", "-c", "1", "-b", "16", c, "pad", "0", "1.2"], check=True)
+        with wave.open(c) as w:
+            seconds = w.getnframes() / 16000
+        if conv and total + seconds > 30:
+            break
         conv.append(c)
-    subprocess.run(["sox"] + conv + [out, "trim", "0", "30"], check=True)
-    return out, src
+        words += normalize(text)
+        total += seconds
+    subprocess.run(["sox"] + conv + [out], check=True)
+    return out, src, words
+
+
+def edits(a, b):
+    d = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        prev, d[0] = d[0], i
+        for j in range(1, len(b) + 1):
+            prev, d[j] = d[j], min(d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] != b[j - 1]))
+    return d[len(b)]
 
 
 def start_server(*args):
@@ -99,7 +127,7 @@ async def live_stream(port, pcm, results):
         await ws.send(json.dumps({"type": "start", "graph": "dictation", "partials": 0.25}))
         assert json.loads(await ws.recv())["type"] == "started"
         t0 = time.monotonic()
-        latencies, first_partials, problems = [], [], []
+        latencies, first_partials, problems, text = [], [], [], []
         decided = {}
         speech_start = None
 
@@ -115,8 +143,10 @@ async def live_stream(port, pcm, results):
                     speech_start = None
                 elif e["type"] == "utterance-end":
                     decided[e["utterance"]] = e["decided"]
-                elif e["type"] == "final" and e["utterance"] in decided:
-                    latencies.append(now - decided[e["utterance"]])
+                elif e["type"] == "final":
+                    text.extend(normalize(e.get("text", "")))
+                    if e["utterance"] in decided:
+                        latencies.append(now - decided[e["utterance"]])
                 elif e["type"] in ("overrun", "warning", "error"):
                     problems.append(e)
                 elif e["type"] == "end":
@@ -130,7 +160,7 @@ async def live_stream(port, pcm, results):
                 await asyncio.sleep(delay)
         await ws.send(json.dumps({"type": "stop"}))
         await task
-        results.append((latencies, first_partials, problems))
+        results.append((latencies, first_partials, problems, text))
 
 
 async def load(port, pcm, n):
@@ -139,7 +169,7 @@ async def load(port, pcm, n):
     lat = [x for r in results for x in r[0]]
     fp = [x for r in results for x in r[1]]
     problems = sum(len(r[2]) for r in results)
-    return lat, fp, problems
+    return lat, fp, problems, [r[3] for r in results]
 
 
 async def wyoming_round_trips(port, path, n=30):
@@ -171,17 +201,14 @@ async def wyoming_round_trips(port, path, n=30):
     return times, rate, text, first_audio
 
 
-def main():
-    speech, src = speech_file()
-    with wave.open(speech) as w:
-        pcm = w.readframes(w.getnframes())
-        seconds = w.getnframes() / 16000
-    print(f"serve bench: {os.cpu_count()} cores; live streams of {seconds:.0f} s of {src} speech, paced in real time")
-    server, wy, http = start_server("--max-sessions", "64")
+def ladder(pcm, seconds, reference, settings):
+    """The streams ladder on a server started with `settings`: the largest load in real time."""
+    server, wy, http = start_server("--max-sessions", "64", *settings)
     idle_rss = rss_kb(server.pid)
     best = None
-    print(f"{'streams':>8} {'final p50':>10} {'final p95':>10} {'1st partial p50':>16} {'problems':>9} {'server CPU/s audio':>19}")
-    for n in [1, 2, 4, 6, 8, 10, 12, 16, 20]:
+    print(f"\nserved graphs {'with ' + ' '.join(settings) if settings else 'as they are'}:")
+    print(f"{'streams':>8} {'final p50':>10} {'final p95':>10} {'1st partial p50':>16} {'problems':>9} {'server CPU/s audio':>19} {'WER':>6}")
+    for n in [1, 2, 4, 6, 8, 10, 12, 14, 16, 20]:
         c0 = cpu_s(server.pid)
         rss = []
 
@@ -191,28 +218,43 @@ def main():
                 rss.append(rss_kb(server.pid))
                 await asyncio.sleep(0.5)
             return await task
-        lat, fp, problems = asyncio.run(run_and_sample())
+        lat, fp, problems, texts = asyncio.run(run_and_sample())
         cpu = (cpu_s(server.pid) - c0) / (seconds * n)
+        wer = sum(edits(t, reference) for t in texts) / max(1, len(reference) * len(texts))
         ok = lat and pct(lat, 95) <= 0.3 and problems == 0
-        print(f"{n:>8} {pct(lat, 50):>9.3f}s {pct(lat, 95):>9.3f}s {pct(fp, 50):>15.3f}s {problems:>9} {cpu:>18.3f}s"
+        print(f"{n:>8} {pct(lat, 50):>9.3f}s {pct(lat, 95):>9.3f}s {pct(fp, 50):>15.3f}s {problems:>9} {cpu:>18.3f}s {100 * wer:>5.1f}%"
               f"   rss {max(rss) / 1024:.0f} MiB{'' if ok else '   (over the bound)'}")
         if n == 1:
             one_rss = max(rss)
         if ok:
-            best = (n, pct(fp, 50), cpu, max(rss))
+            best = (n, pct(fp, 50), cpu, max(rss), wer)
         else:
             break
     if best:
-        n, fp50, cpu, rss_n = best
-        print(f"largest load in real time (final p95 <= 0.3 s, no overrun): {n} streams; first partial p50 {fp50:.3f} s; "
+        n, fp50, cpu, rss_n, wer = best
+        print(f"largest load in real time (final p95 <= 0.3 s, no overrun): {n} streams at WER {100 * wer:.1f}%; first partial p50 {fp50:.3f} s; "
               f"server CPU {cpu:.3f} s per second of audio -> {1 / cpu:.1f} streams per core")
         extra = (rss_n - one_rss) / max(1, n - 1) / 1024
         print(f"memory: idle {idle_rss / 1024:.0f} MiB, 1 session {one_rss / 1024:.0f} MiB, {n} sessions {rss_n / 1024:.0f} MiB "
               f"({extra:.1f} MiB per extra session)")
+    server.send_signal(signal.SIGTERM)
+    server.wait(40)
+    return best
+
+
+def main():
+    speech, src, reference = speech_file()
+    with wave.open(speech) as w:
+        pcm = w.readframes(w.getnframes())
+        seconds = w.getnframes() / 16000
+    print(f"serve bench: {os.cpu_count()} cores; live streams of {seconds:.0f} s of {src} speech ({len(reference)} words), paced in real time")
+    best = ladder(pcm, seconds, reference, [])
+    cheap = ladder(pcm, seconds, reference, ["--set", "asr.second-pass=false"])
     ps = shutil.which("pocketsphinx_continuous")
     if ps:
         t0 = time.monotonic()
-        p = subprocess.Popen([ps, "-infile", speech, "-logfn", "/dev/null"], stdout=subprocess.DEVNULL)
+        hyp_file = open(os.path.join(TMP, "peer.txt"), "w+")
+        p = subprocess.Popen([ps, "-infile", speech, "-logfn", "/dev/null"], stdout=hyp_file)
         peak = 0
         while p.poll() is None:
             try:
@@ -222,12 +264,16 @@ def main():
                 pass
             time.sleep(0.05)
         wall = time.monotonic() - t0
-        print(f"peer pocketsphinx_continuous -infile: {c / seconds:.3f} s CPU per second of audio -> {seconds / c:.1f} streams per core "
+        hyp_file.seek(0)
+        peer_wer = edits(normalize(hyp_file.read()), reference) / max(1, len(reference))
+        print(f"peer pocketsphinx_continuous -infile: WER {100 * peer_wer:.1f}%, {c / seconds:.3f} s CPU per second of audio -> {seconds / c:.1f} streams per core "
               f"(one process a stream); resident {peak / 1024:.0f} MiB a process; wall {wall:.1f} s")
-        if best:
-            print(f"ratio: audiograph serve streams per core / pocketsphinx_continuous streams per core = {(1 / best[2]) / (seconds / c):.2f}")
+        for name, b in (("as they are", best), ("second-pass=false", cheap)):
+            if b:
+                print(f"ratio ({name}): audiograph serve streams per core / pocketsphinx_continuous streams per core = {(1 / b[2]) / (seconds / c):.2f}")
     else:
         print("peer: pocketsphinx_continuous not installed (apt-get install pocketsphinx)")
+    server, wy, http = start_server("--max-sessions", "64")
     cmd = os.path.join(TMP, "cmd.wav")
     subprocess.run(["flite", "-voice", "rms", "-t", "find japanese restaurants nearby", "-o", os.path.join(TMP, "cmdraw.wav")], check=True)
     subprocess.run(["sox", os.path.join(TMP, "cmdraw.wav"), "-r", "16000", "-b", "16", cmd, "pad", "0.2", "0.5"], check=True)

@@ -9,6 +9,12 @@ public struct ServerConfiguration: Sendable {
     /// Folder of the graph files sessions are built from (`transcribe.json`, `dictation.json`,
     /// `command.json`, `wakeword.json`, ...): a client names one (`graph`, Wyoming's model name).
     public var graphs: String = "Graphs"
+    /// Parameter overrides, `NODE.PARAM=VALUE` (`--set`), applied to every graph of `graphs`
+    /// that has a node of that id (for example `asr.second-pass=false` on every recognizer).
+    public var settings: [String] = []
+    /// Each recognition session in a process of its own (`--isolate`): a crash of a session's
+    /// graph ends that session only. Costs a model load at each session's start.
+    public var isolateSessions = false
     /// App keys (`--keys FILE`); nil: the WebSocket protocols take anyone.
     public var keys: AppKeys?
     /// Sessions in flight at once, over all protocols; beyond it a new one is refused "busy".

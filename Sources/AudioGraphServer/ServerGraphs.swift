@@ -22,17 +22,33 @@ public struct ServerGraphs: Sendable {
     public let entries: [String: Entry]
     /// Graphs left out, with why (logged at start-up).
     public let skipped: [String]
+    /// Each `--set` given, with the graphs it changed (logged at start-up).
+    public let settings: [(String, [String])]
 
-    /// Loads the folder. Throws when it has no usable graph at all.
-    public init(folder: String) throws {
+    /// Loads the folder, applying `settings` (`NODE.PARAM=VALUE`, as `run --set`) to every
+    /// graph with a node of that id. Throws when it has no usable graph at all, or for a
+    /// setting that no graph takes or whose value its parameter refuses.
+    public init(folder: String, settings: [String] = []) throws {
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
         var entries: [String: Entry] = [:]
         var skipped: [String] = []
+        var applied: [String: [String]] = [:]
         for f in files {
             let path = (folder as NSString).appendingPathComponent(f)
             do {
-                var g = try GraphFile.load(path)
-                guard let asr = g.nodes.first(where: { $0.type == "recognizer" }) else { continue }
+                var loaded = try GraphFile.load(path)
+                var mine: [String] = []
+                guard loaded.nodes.contains(where: { $0.type == "recognizer" }) else { continue }
+                for s in settings where loaded.index(of: String(s.prefix { $0 != "." })) != nil {
+                    do {
+                        try GraphEdits.set(s, in: &loaded, registry: .builtin)
+                        mine.append(s)
+                    } catch {
+                        throw ServerError("\(f): \(error.message)" + (error.suggestion.map { " (\($0))" } ?? ""))
+                    }
+                }
+                let asr = loaded.nodes.first { $0.type == "recognizer" }!
+                var g = loaded
                 try GraphEdits.stream(rate: 16000, channels: 1, in: &g, registry: .builtin)
                 // A session's audio comes from and goes to the client: no devices, no playback.
                 if let device = g.nodes.first(where: { ["pulse-source", "pulse-sink", "speech-synth"].contains($0.type) }) {
@@ -43,16 +59,23 @@ public struct ServerGraphs: Sendable {
                 var keyphrase: String?
                 if case .string(let k)? = asr.params["keyphrase"] { keyphrase = k }
                 let name = String(f.dropLast(5))
-                entries[name] = Entry(name: name, description: Self.description(path), graph: try GraphFile.load(path), keyphrase: keyphrase)
+                for s in mine { applied[s, default: []].append(name) }
+                entries[name] = Entry(name: name, description: Self.description(path), graph: loaded, keyphrase: keyphrase)
+            } catch let e as ServerError {
+                throw e
             } catch {
                 skipped.append("\(f): \(error)")
             }
+        }
+        if let unused = settings.first(where: { applied[$0] == nil }) {
+            throw ServerError("--set \(unused): no graph served from \(folder) has a node \"\(unused.prefix { $0 != "." })\"")
         }
         guard !entries.isEmpty else {
             throw ServerError("--graphs \(folder): no graph with a recognizer there" + (skipped.isEmpty ? "" : " (\(skipped.joined(separator: "; ")))"))
         }
         self.entries = entries
         self.skipped = skipped
+        self.settings = settings.map { ($0, applied[$0] ?? []) }
     }
 
     /// A graph file's `description` text ("" without one).

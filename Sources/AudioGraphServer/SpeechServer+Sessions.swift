@@ -21,9 +21,14 @@ extension SpeechServer {
         }
         let session: StreamingRecognition
         do {
-            let catalog = self.catalog
-            session = try Self.onLargeStack {
-                try StreamingRecognition(catalog: catalog, options: options, rate: rate, channels: channels, width: width, onEvent: onEvent)
+            if configuration.isolateSessions {
+                session = try StreamingRecognition(worker: workerCommand, options: options, rate: rate, channels: channels,
+                                                   width: width, onEvent: onEvent)
+            } else {
+                let catalog = self.catalog
+                session = try Self.onLargeStack {
+                    try StreamingRecognition(catalog: catalog, options: options, rate: rate, channels: channels, width: width, onEvent: onEvent)
+                }
             }
         } catch {
             limiter.release(app: app)
@@ -42,6 +47,15 @@ extension SpeechServer {
         watcher.stackSize = 256 << 10
         watcher.start()
         return .success(session)
+    }
+
+    /// How a session worker is started: this binary, `serve --session-worker`, the same graphs
+    /// and settings.
+    var workerCommand: [String] {
+        var exe = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &exe, exe.count - 1)
+        let path = n > 0 ? String(decoding: exe[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
+        return [path, "serve", "--session-worker", "--graphs", configuration.graphs] + configuration.settings.flatMap { ["--set", $0] }
     }
 
     /// Runs `work` on a thread with an 8 MiB stack and waits for it. civetweb's workers have

@@ -28,10 +28,13 @@ public final class SpeechServer: @unchecked Sendable {
     /// Loads the graph catalogue; nothing listens until ``start()``. Throws ``ServerError``.
     public init(_ configuration: ServerConfiguration, log: @escaping @Sendable (String) -> Void) throws {
         self.configuration = configuration
-        catalog = try ServerGraphs(folder: configuration.graphs)
+        catalog = try ServerGraphs(folder: configuration.graphs, settings: configuration.settings)
         limiter = SessionLimiter(limit: configuration.maxSessions)
         self.log = log
         for s in catalog.skipped { log("serve: graph left out: \(s)") }
+        // A session process that dies leaves a broken pipe: an error where it is written, not a signal.
+        if configuration.isolateSessions { signal(SIGPIPE, SIG_IGN) }
+        for (s, names) in catalog.settings { log("serve: --set \(s) in \(names.joined(separator: ", "))") }
     }
 
     /// Starts listening, then loads the models (one session of each graph run on silence, so

@@ -5,11 +5,12 @@ import Synchronization
 
 /// One recognition stream of the server: a graph of the catalogue with a `stream-source` in
 /// place of its input, fed with the client's PCM as it arrives; its events go to `onEvent`
-/// on the engine's delivery thread. Every protocol (Wyoming, vosk, audiograph) runs its
-/// sessions through this.
+/// on the engine's delivery thread (or, for a session in a process of its own, the thread
+/// reading that process). Every protocol (Wyoming, vosk, audiograph) runs its sessions
+/// through this.
 final class StreamingRecognition: @unchecked Sendable {
     /// What a client may set on a session.
-    struct Options {
+    struct Options: Codable {
         var graph = "transcribe"
         /// JSGF grammar text (replaces the graph's search).
         var grammar: String?
@@ -30,8 +31,12 @@ final class StreamingRecognition: @unchecked Sendable {
         var commandTimeout: Double?
     }
 
-    let session: RecognitionSession
-    let source: StreamSource
+    /// Where the graph runs: here, or in a session worker process (`serve --isolate`).
+    private enum Backend {
+        case local(RecognitionSession, StreamSource)
+        case worker(SessionWorker)
+    }
+    private let backend: Backend
     let rate: Int
     let channels: Int
     let width: Int
@@ -39,16 +44,31 @@ final class StreamingRecognition: @unchecked Sendable {
     private let framesPushed = Atomic<Int>(0)
     let began = Date()
 
-    /// Builds and starts the session. Throws ``ServerError`` for an unknown graph, or the
-    /// engine's error (a grammar that does not compile, a model that does not load).
+    /// Builds and starts the session in a worker process of its own (``SessionWorker``):
+    /// a crash of its graph ends this session only. Throws as the in-process init does.
+    init(worker command: [String], options: Options, rate: Int, channels: Int, width: Int,
+         onEvent: @escaping @Sendable (EngineEvent) -> Void) throws {
+        try Self.checkFormat(rate: rate, channels: channels, width: width)
+        self.rate = rate
+        self.channels = channels
+        self.width = width
+        backend = .worker(try SessionWorker(command: command, options: options, rate: rate, channels: channels, width: width, onEvent: onEvent))
+    }
+
+    static func checkFormat(rate: Int, channels: Int, width: Int) throws {
+        guard (8000...192_000).contains(rate), (1...8).contains(channels), width == 2 || width == 4 else {
+            throw ServerError("audio format out of range: rate \(rate) (8000-192000), width \(width) (2 or 4 bytes), channels \(channels) (1-8)")
+        }
+    }
+
+    /// Builds and starts the session in this process. Throws ``ServerError`` for an unknown
+    /// graph, or the engine's error (a grammar that does not compile, a model that does not load).
     init(catalog: ServerGraphs, options: Options, rate: Int, channels: Int, width: Int,
          onEvent: @escaping @Sendable (EngineEvent) -> Void) throws {
         guard let entry = catalog.entries[options.graph] else {
             throw ServerError("unknown graph \"\(options.graph)\"; this server has \(catalog.names.joined(separator: ", "))")
         }
-        guard (8000...192_000).contains(rate), (1...8).contains(channels), width == 2 || width == 4 else {
-            throw ServerError("audio format out of range: rate \(rate) (8000-192000), width \(width) (2 or 4 bytes), channels \(channels) (1-8)")
-        }
+        try Self.checkFormat(rate: rate, channels: channels, width: width)
         self.rate = rate
         self.channels = channels
         self.width = width
@@ -84,13 +104,14 @@ final class StreamingRecognition: @unchecked Sendable {
                 set(eos.id, "mode", .string(mode))
             }
         }
+        let session: RecognitionSession
         do {
             session = try RecognitionSession(graph: g)
         } catch {
             if let url = grammarFile { try? FileManager.default.removeItem(at: url) }
             throw error
         }
-        source = session.engine.node(input) as! StreamSource
+        backend = .local(session, session.engine.node(input) as! StreamSource)
         if !options.vocabulary.isEmpty { try session.addVocabulary(options.vocabulary.map { VocabularyEntry($0) }) }
         session.onEvent(onEvent)
         try session.start()
@@ -108,27 +129,58 @@ final class StreamingRecognition: @unchecked Sendable {
     @discardableResult
     func push(_ bytes: UnsafeRawBufferPointer) -> Bool {
         framesPushed.add(bytes.count / (width * channels), ordering: .relaxed)
-        return source.append(pcm: bytes, width: width)
+        switch backend {
+        case .local(_, let source): return source.append(pcm: bytes, width: width)
+        case .worker(let w): return w.send(.audio, bytes)
+        }
     }
 
     /// Waits until what was pushed has been decoded and its events delivered, as far as the
     /// graph goes without more audio (at most 2 s).
     func waitUntilHeard() {
-        session.engine.waitForDelivery(through: audioSeconds)
+        switch backend {
+        case .local(let session, _): session.engine.waitForDelivery(through: audioSeconds)
+        case .worker(let w): w.waitUntilHeard()
+        }
     }
 
     /// The end of the client's audio: the utterance in flight is finished and delivered.
-    func finishAudio() { source.endAudio() }
+    func finishAudio() {
+        switch backend {
+        case .local(_, let source): source.endAudio()
+        case .worker(let w): w.send(.finish)
+        }
+    }
 
     /// Ends the audio as `stop()` does: what was pushed is delivered, the reason is `stopped`.
-    func stop() { try? session.stop() }
+    func stop() {
+        switch backend {
+        case .local(let session, _): try? session.stop()
+        case .worker(let w): w.send(.stop)
+        }
+    }
 
     /// Discards what is pending and ends at once.
-    func cancel() { try? session.cancel() }
+    func cancel() {
+        switch backend {
+        case .local(let session, _): try? session.cancel()
+        case .worker(let w): w.send(.cancel)
+        }
+    }
 
     /// Whether the session has ended (by itself or as asked).
-    var hasEnded: Bool { session.engine.waitUntilEnded(timeout: 0) != nil }
+    var hasEnded: Bool {
+        switch backend {
+        case .local(let session, _): session.engine.waitUntilEnded(timeout: 0) != nil
+        case .worker(let w): w.hasEnded
+        }
+    }
 
     /// Blocks until the session has ended; its reason.
-    func waitUntilEnded() -> EndReason { session.engine.waitUntilEnded() }
+    func waitUntilEnded() -> EndReason {
+        switch backend {
+        case .local(let session, _): session.engine.waitUntilEnded()
+        case .worker(let w): w.waitUntilEnded()
+        }
+    }
 }

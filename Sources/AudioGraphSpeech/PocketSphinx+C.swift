@@ -18,10 +18,13 @@ final class PocketSphinxDecoder {
         var isLanguageModel: Bool { if case .languageModel = self { true } else { false } }
     }
 
-    /// Histogram pruning: the search keeps at most this much per 10 ms frame.
+    /// Histogram pruning: the search keeps at most this much per 10 ms frame; and whether a
+    /// language model's search runs its second pass.
     struct Limits {
         var hmms: Int
         var wordExits: Int
+        /// PocketSphinx's flat-lexicon second pass (`-fwdflat`) over each part as it closes.
+        var secondPass = true
     }
 
     let decoder: OpaquePointer
@@ -64,7 +67,7 @@ final class PocketSphinxDecoder {
             // part: a narrower word beam and successor window than PocketSphinx's keep it
             // inside the end-of-speech window on long parts (TUNING.md). The n-gram model is
             // read beside the rest of the load (below), not through `-lm`.
-            args += ["-fwdflatwbeam", "1e-24", "-fwdflatsfwin", "15"]
+            args += ["-fwdflatwbeam", "1e-24", "-fwdflatsfwin", "15", "-fwdflat", limits.secondPass ? "yes" : "no"]
         case .grammar(let g): args += ["-jsgf", g]
         case .keyphrase(let k, let t): args += ["-keyphrase", k, "-kws_threshold", String(t)]
         }

@@ -177,7 +177,7 @@ extension Recognizer {
         case .keyphrase(let k, let t): (searchText, files) = ("kws \(k) \(t)", [])
         }
         return LoadedDecoders.key(
-            [hmm, searchText, "\(limits.hmms)/\(limits.wordExits)", finalPass.rawValue,
+            [hmm, searchText, "\(limits.hmms)/\(limits.wordExits)\(limits.secondPass ? "" : "/1")", finalPass.rawValue,
              previewLimits.map { "\($0.hmms)/\($0.wordExits)" } ?? "-"],
             files: [hmm + "/mdef", hmm + "/means", dict] + files + (vocabularyPath.map { [$0] } ?? []))
     }

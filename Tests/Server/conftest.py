@@ -20,14 +20,15 @@ BINARY = os.environ.get("AUDIOGRAPH", os.path.join(ROOT, ".build/debug/audiograp
 class Server:
     """One `audiograph serve` process."""
 
-    def __init__(self, *args, wyoming="tcp://127.0.0.1:0", http="127.0.0.1:0"):
+    def __init__(self, *args, wyoming="tcp://127.0.0.1:0", http="127.0.0.1:0", env=None):
         self.log = tempfile.NamedTemporaryFile(mode="w+", suffix=".log", delete=False)
         cmd = [BINARY, "serve", "--graphs", os.path.join(ROOT, "Graphs")]
         if wyoming:
             cmd += ["--wyoming", wyoming]
         if http:
             cmd += ["--http", http]
-        self.proc = subprocess.Popen(cmd + list(args), stdout=subprocess.DEVNULL, stderr=self.log, cwd=ROOT)
+        self.proc = subprocess.Popen(cmd + list(args), stdout=subprocess.DEVNULL, stderr=self.log, cwd=ROOT,
+                                     env=dict(os.environ, **(env or {})))
         self.wyoming_port = self.http_port = None
         deadline = time.time() + 60
         while time.time() < deadline:

@@ -30,6 +30,10 @@ def keys_file(text):
     (["--max-sessions", "0"], "--max-sessions 0"),
     (["--wyoming", "none", "--http", "none"], "nothing to listen on"),
     (["--keys", "/nonexistent.keys"], "--keys /nonexistent.keys"),
+    (["--set", "asr.second-pas=false"], "has no parameter \"second-pas\" (did you mean \"second-pass\"?)"),
+    (["--set", "asr.second-pass=maybe"], "--set asr.second-pass=maybe"),
+    (["--set", "nope.max-hmms=10"], "no graph served from"),
+    (["--set", "asr"], "expected NODE.PARAM=VALUE"),
 ])
 def test_a_bad_flag_is_one_line(args, names):
     r = serve(*args)

@@ -274,3 +274,18 @@ def test_limits_idle_and_a_session_that_ends_by_itself(speech):
         assert idle < 8
     finally:
         s.stop()
+
+
+def test_set_overrides_a_parameter_in_every_graph_with_the_node(speech):
+    """`serve --set asr.second-pass=false`: the log names the graphs it changed, and their
+    sessions still recognise (the cheaper search the README's capacity figure is measured with)."""
+    s = Server("--set", "asr.second-pass=false", wyoming=None)
+    try:
+        line = next(l for l in s.text().splitlines() if l.startswith("serve: --set"))
+        assert "asr.second-pass=false" in line and "dictation" in line and "transcribe" in line, line
+        path = speech("go forward ten meters. find japanese restaurants nearby")
+        replies = run(vosk_client(f"ws://127.0.0.1:{s.http_port}/", path, {"sample_rate": 16000}))
+        text = " ".join(r["text"] for r in replies if "text" in r)
+        assert "forward ten meters" in text and "japanese" in text, text
+    finally:
+        s.stop()

@@ -1,0 +1,91 @@
+"""`audiograph serve --isolate`: each recognition session in a process of its own, so a crash
+of one session's graph ends that session only. The test sends SIGSEGV to one session's
+process while two sessions stream. Swift's crash backtracer is off for it: a real fault
+re-faults after the backtrace and ends the process, a signal sent from outside would not."""
+import asyncio
+import json
+import os
+import signal
+import wave
+
+import websockets
+
+from conftest import Server
+
+
+def session_processes(server_pid):
+    pids = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        if ppid == server_pid and b"--session-worker" in cmd:
+            pids.append(int(d))
+    return pids
+
+
+async def stream(port, pcm, started, events):
+    async with websockets.connect(f"ws://127.0.0.1:{port}/audiograph") as ws:
+        await ws.send(json.dumps({"type": "start", "graph": "dictation"}))
+        events.append(json.loads(await ws.recv()))
+        started.set()
+
+        async def reader():
+            async for m in ws:
+                e = json.loads(m)
+                events.append(e)
+                if e["type"] == "end":
+                    return
+        task = asyncio.create_task(reader())
+        try:
+            for i in range(0, len(pcm), 3200):
+                await ws.send(pcm[i:i + 3200])
+                await asyncio.sleep(0.05)
+            await ws.send(json.dumps({"type": "stop"}))
+        except websockets.ConnectionClosed:
+            pass
+        await asyncio.wait_for(task, 30)
+
+
+def test_a_crashed_session_ends_alone_and_the_server_goes_on(speech):
+    s = Server("--isolate", wyoming=None, env={"SWIFT_BACKTRACE": "enable=no"})
+    try:
+        with wave.open(speech("go forward ten meters. find japanese restaurants nearby", pad=1.0)) as w:
+            pcm = w.readframes(w.getnframes())
+
+        async def scene():
+            a, b = asyncio.Event(), asyncio.Event()
+            ea, eb = [], []
+            ta = asyncio.create_task(stream(s.http_port, pcm, a, ea))
+            tb = asyncio.create_task(stream(s.http_port, pcm, b, eb))
+            await a.wait()
+            await b.wait()
+            workers = session_processes(s.proc.pid)
+            assert len(workers) == 2, workers
+            await asyncio.sleep(0.5)
+            os.kill(workers[0], signal.SIGSEGV)
+            await asyncio.wait_for(asyncio.gather(ta, tb), 60)
+            return ea, eb
+
+        ea, eb = asyncio.run(scene())
+        ends = sorted([[e for e in x if e["type"] == "end"][0]["reason"] for x in (ea, eb)])
+        assert ends == ["error", "stopped"], (ea, eb)
+        lost, kept = (ea, eb) if [e for e in ea if e["type"] == "end"][0]["reason"] == "error" else (eb, ea)
+        errors = [e for e in lost if e["type"] == "error"]
+        assert errors and "killed by signal 11" in errors[0]["message"], lost
+        text = " ".join(e["text"] for e in kept if e["type"] == "final")
+        assert "forward ten meters" in text and "japanese" in text, kept
+        # The server goes on: a new session is heard whole, and the lost one was logged.
+        assert s.proc.poll() is None
+        again = []
+        asyncio.run(stream(s.http_port, pcm, asyncio.Event(), again))
+        assert "japanese" in " ".join(e["text"] for e in again if e["type"] == "final"), again
+        assert "end=error" in s.text() and session_processes(s.proc.pid) == []
+    finally:
+        s.stop()
