@@ -43,13 +43,14 @@ async def stream(port, pcm, started, events):
                 if e["type"] == "end":
                     return
         task = asyncio.create_task(reader())
-        try:
-            for i in range(0, len(pcm), 3200):
-                await ws.send(pcm[i:i + 3200])
-                await asyncio.sleep(0.05)
+        # As a client does: no more audio once the session has ended.
+        for i in range(0, len(pcm), 3200):
+            if task.done():
+                break
+            await ws.send(pcm[i:i + 3200])
+            await asyncio.sleep(0.05)
+        if not task.done():
             await ws.send(json.dumps({"type": "stop"}))
-        except websockets.ConnectionClosed:
-            pass
         await asyncio.wait_for(task, 30)
 
 
