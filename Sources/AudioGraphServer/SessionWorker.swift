@@ -64,12 +64,13 @@ public final class SessionWorker: @unchecked Sendable {
     private var heardAsked = 0
     private var heardAcked = 0
 
-    /// Starts a worker with `command` (this binary's `serve --session-worker` and the catalogue's
-    /// flags) and its session; returns once the session runs. Throws ``ServerError`` for the
-    /// client's mistake (unknown graph, bad format), ``StartFailure`` for the engine's.
-    init(command: [String], options: StreamingRecognition.Options, rate: Int, channels: Int, width: Int,
+    /// Takes a worker of `pool` (this binary's `serve --session-worker` with the catalogue's
+    /// flags) and starts its session; returns once the session runs. Throws ``ServerError`` for
+    /// the client's mistake (unknown graph, bad format), ``StartFailure`` for the engine's.
+    init(pool: WorkerPool, options: StreamingRecognition.Options, rate: Int, channels: Int, width: Int,
          onEvent: @escaping @Sendable (EngineEvent) -> Void) throws {
-        (pid, toWorker, fromWorker) = try Self.spawn(command)
+        let worker = try pool.take(options.graph)
+        (pid, toWorker, fromWorker) = (worker.pid, worker.toWorker, worker.fromWorker)
         let lines = LineReader(fd: fromWorker)
         var start = try JSONEncoder().encode(Start(options: options, rate: rate, channels: channels, width: width))
         start.append(0x0A)
@@ -165,8 +166,9 @@ public final class SessionWorker: @unchecked Sendable {
     /// Starts `command` with pipes for its stdin and stdout (stderr is the server's: its log).
     /// Every pipe end is close-on-exec (set before any other worker starts: spawns take
     /// turns), so no worker holds another's pipes open.
-    static func spawn(_ command: [String]) throws -> (pid_t, Int32, Int32) {
-        try spawning.withLock { _ in try spawnAlone(command) }
+    static func spawn(_ command: [String]) throws -> WorkerPool.Started {
+        let (pid, toWorker, fromWorker) = try spawning.withLock { _ in try spawnAlone(command) }
+        return WorkerPool.Started(pid: pid, toWorker: toWorker, fromWorker: fromWorker)
     }
 
     private static let spawning = Mutex<Void>(())

@@ -21,8 +21,8 @@ extension SpeechServer {
         }
         let session: StreamingRecognition
         do {
-            if configuration.isolateSessions {
-                session = try StreamingRecognition(worker: workerCommand, options: options, rate: rate, channels: channels,
+            if let workers {
+                session = try StreamingRecognition(pool: workers, options: options, rate: rate, channels: channels,
                                                    width: width, onEvent: onEvent)
             } else {
                 let catalog = self.catalog
@@ -51,7 +51,7 @@ extension SpeechServer {
 
     /// How a session worker is started: this binary, `serve --session-worker`, the same graphs
     /// and settings.
-    var workerCommand: [String] {
+    static func workerCommand(_ configuration: ServerConfiguration) -> [String] {
         var exe = [CChar](repeating: 0, count: 4096)
         let n = readlink("/proc/self/exe", &exe, exe.count - 1)
         let path = n > 0 ? String(decoding: exe[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]

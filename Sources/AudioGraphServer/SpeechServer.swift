@@ -24,6 +24,8 @@ public final class SpeechServer: @unchecked Sendable {
     private let log: @Sendable (String) -> Void
     private var wyoming: WyomingListener?
     private var http: HTTPServer?
+    /// The session processes of `--isolate` (nil: sessions run in this process).
+    let workers: WorkerPool?
 
     /// Loads the graph catalogue; nothing listens until ``start()``. Throws ``ServerError``.
     public init(_ configuration: ServerConfiguration, log: @escaping @Sendable (String) -> Void) throws {
@@ -34,6 +36,7 @@ public final class SpeechServer: @unchecked Sendable {
         for s in catalog.skipped { log("serve: graph left out: \(s)") }
         // A session process that dies leaves a broken pipe: an error where it is written, not a signal.
         if configuration.isolateSessions { signal(SIGPIPE, SIG_IGN) }
+        workers = configuration.isolateSessions ? WorkerPool(command: Self.workerCommand(configuration)) : nil
         for (s, names) in catalog.settings { log("serve: --set \(s) in \(names.joined(separator: ", "))") }
     }
 
@@ -58,6 +61,7 @@ public final class SpeechServer: @unchecked Sendable {
         if let wyoming { log("serve: wyoming on \(wyoming.boundDescription)") }
         RecognitionSession.keepsLoadedModels = true
         for name in catalog.names { warmUp(name) }
+        for name in catalog.names { workers?.refill(name) }
         readyFlag.store(true, ordering: .releasing)
         log("serve: ready (graphs: \(catalog.names.joined(separator: ", ")); at most \(configuration.maxSessions) sessions)")
     }

@@ -46,13 +46,13 @@ final class StreamingRecognition: @unchecked Sendable {
 
     /// Builds and starts the session in a worker process of its own (``SessionWorker``):
     /// a crash of its graph ends this session only. Throws as the in-process init does.
-    init(worker command: [String], options: Options, rate: Int, channels: Int, width: Int,
+    init(pool: WorkerPool, options: Options, rate: Int, channels: Int, width: Int,
          onEvent: @escaping @Sendable (EngineEvent) -> Void) throws {
         try Self.checkFormat(rate: rate, channels: channels, width: width)
         self.rate = rate
         self.channels = channels
         self.width = width
-        backend = .worker(try SessionWorker(command: command, options: options, rate: rate, channels: channels, width: width, onEvent: onEvent))
+        backend = .worker(try SessionWorker(pool: pool, options: options, rate: rate, channels: channels, width: width, onEvent: onEvent))
     }
 
     static func checkFormat(rate: Int, channels: Int, width: Int) throws {

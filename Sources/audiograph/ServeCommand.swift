@@ -36,8 +36,8 @@ enum ServeCommand: Command {
           --idle-timeout S        Close a connection silent this long (default 30).
           --max-message BYTES     Largest client message (default 1048576).
           --isolate               Each recognition session in a process of its own: a crash
-                                  of one session's graph ends that session only (each
-                                  session then loads its model: about 0.2 s more at start).
+                                  of one session's graph ends that session only (one process
+                                  per graph waits ahead with its model loaded; README).
           --set NODE.PARAM=VALUE  Override a parameter in every graph with that node
                                   (repeatable): --set asr.second-pass=false serves about
                                   a third more streams for about 1 point more WER (README).
@@ -69,8 +69,9 @@ enum ServeCommand: Command {
         config.isolateSessions = args.flag("--isolate")
         if args.flag("--session-worker") {
             // A session process of `--isolate`: started by the server, not by hand.
+            let warm = try args.options("--warm").last
             try args.finish(name)
-            SessionWorker.runChild(graphs: graphs ?? "Graphs", settings: config.settings)
+            SessionWorker.runChild(graphs: graphs ?? "Graphs", settings: config.settings, warm: warm)
         }
         try args.finish(name)
         if config.wyoming == nil && config.http == nil { throw UsageError("--wyoming none and --http none: nothing to listen on") }

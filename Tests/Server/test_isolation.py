@@ -13,7 +13,8 @@ import websockets
 from conftest import Server
 
 
-def session_processes(server_pid):
+def session_processes(server_pid, warm=b""):
+    """The server's session processes (with `warm`: those started ahead for that graph)."""
     pids = []
     for d in os.listdir("/proc"):
         if not d.isdigit():
@@ -25,7 +26,7 @@ def session_processes(server_pid):
                 cmd = f.read()
         except OSError:
             continue
-        if ppid == server_pid and b"--session-worker" in cmd:
+        if ppid == server_pid and b"--session-worker" in cmd and warm in cmd:
             pids.append(int(d))
     return pids
 
@@ -55,20 +56,24 @@ async def stream(port, pcm, started, events):
 
 
 def test_a_crashed_session_ends_alone_and_the_server_goes_on(speech):
-    s = Server("--isolate", wyoming=None, env={"SWIFT_BACKTRACE": "enable=no"})
+    s = Server("--isolate", wyoming="none", env={"SWIFT_BACKTRACE": "enable=no"})
     try:
         with wave.open(speech("go forward ten meters. find japanese restaurants nearby", pad=1.0)) as w:
             pcm = w.readframes(w.getnframes())
 
         async def scene():
+            # The server keeps a worker started ahead for each graph (loading its model): the
+            # first dictation session takes dictation's, so the oldest of those is in a session.
+            while not session_processes(s.proc.pid, b"--warm\0dictation"):
+                await asyncio.sleep(0.05)
             a, b = asyncio.Event(), asyncio.Event()
             ea, eb = [], []
             ta = asyncio.create_task(stream(s.http_port, pcm, a, ea))
-            tb = asyncio.create_task(stream(s.http_port, pcm, b, eb))
             await a.wait()
+            tb = asyncio.create_task(stream(s.http_port, pcm, b, eb))
             await b.wait()
-            workers = session_processes(s.proc.pid)
-            assert len(workers) == 2, workers
+            workers = sorted(session_processes(s.proc.pid, b"--warm\0dictation"))
+            assert len(workers) >= 1, workers
             await asyncio.sleep(0.5)
             os.kill(workers[0], signal.SIGSEGV)
             await asyncio.wait_for(asyncio.gather(ta, tb), 60)
@@ -87,6 +92,6 @@ def test_a_crashed_session_ends_alone_and_the_server_goes_on(speech):
         again = []
         asyncio.run(stream(s.http_port, pcm, asyncio.Event(), again))
         assert "japanese" in " ".join(e["text"] for e in again if e["type"] == "final"), again
-        assert "end=error" in s.text() and session_processes(s.proc.pid) == []
+        assert "end=error" in s.text()
     finally:
         s.stop()

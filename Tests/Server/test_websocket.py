@@ -279,7 +279,7 @@ def test_limits_idle_and_a_session_that_ends_by_itself(speech):
 def test_set_overrides_a_parameter_in_every_graph_with_the_node(speech):
     """`serve --set asr.second-pass=false`: the log names the graphs it changed, and their
     sessions still recognise (the cheaper search the README's capacity figure is measured with)."""
-    s = Server("--set", "asr.second-pass=false", wyoming=None)
+    s = Server("--set", "asr.second-pass=false", wyoming="none")
     try:
         line = next(l for l in s.text().splitlines() if l.startswith("serve: --set"))
         assert "asr.second-pass=false" in line and "dictation" in line and "transcribe" in line, line
