@@ -77,7 +77,7 @@ public final class SessionWorker: @unchecked Sendable {
         let sent = start.withUnsafeBytes { Self.writeAll(toWorker, $0) }
         guard sent, let first = lines.next(), let reply = try? JSONDecoder().decode(Reply.self, from: Data(first.utf8)), reply.started
         else {
-            close(toWorker)
+            closeInput()
             let reply = lines.last.flatMap { try? JSONDecoder().decode(Reply.self, from: Data($0.utf8)) }
             let status = Self.reap(pid)
             close(fromWorker)

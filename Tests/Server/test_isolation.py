@@ -95,3 +95,28 @@ def test_a_crashed_session_ends_alone_and_the_server_goes_on(speech):
         assert "end=error" in s.text()
     finally:
         s.stop()
+
+
+def test_isolated_sessions_speak_every_protocol_and_refuse_unknown_graphs(speech):
+    """vosk's protocol (each frame answered after it is decoded, across the process boundary),
+    and a client's unknown graph names: refused, with no process left behind for them."""
+    from test_websocket import vosk_client
+    s = Server("--isolate", wyoming="none")
+    try:
+        path = speech("go forward ten meters. find japanese restaurants nearby")
+        replies = asyncio.run(asyncio.wait_for(vosk_client(f"ws://127.0.0.1:{s.http_port}/", path, {"sample_rate": 16000}), 60))
+        text = " ".join(r["text"] for r in replies if "text" in r)
+        assert "forward ten meters" in text and "japanese" in text, text
+
+        async def unknown(name):
+            async with websockets.connect(f"ws://127.0.0.1:{s.http_port}/audiograph") as ws:
+                await ws.send(json.dumps({"type": "start", "graph": name}))
+                return json.loads(await ws.recv())
+        for k in range(5):
+            e = asyncio.run(unknown(f"nope{k}"))
+            assert e["type"] == "error" and e["code"] == "bad-request" and "unknown graph" in e["message"], e
+        # One spare a served graph at most (command, dictation, transcribe, wakeword), none for the names.
+        assert len(session_processes(s.proc.pid)) <= 4, session_processes(s.proc.pid)
+        assert not session_processes(s.proc.pid, b"nope")
+    finally:
+        s.stop()
