@@ -34,7 +34,7 @@ import wave
 import websockets
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from transcripts import normalize  # noqa: E402
+from transcripts import errors, normalize  # noqa: E402
 from wyoming.asr import Transcribe
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.client import AsyncTcpClient
@@ -95,15 +95,6 @@ def speech_file():
         total += seconds
     subprocess.run(["sox"] + conv + [out], check=True)
     return out, src, words
-
-
-def edits(a, b):
-    d = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        prev, d[0] = d[0], i
-        for j in range(1, len(b) + 1):
-            prev, d[j] = d[j], min(d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] != b[j - 1]))
-    return d[len(b)]
 
 
 def start_server(*args):
@@ -220,7 +211,7 @@ def ladder(pcm, seconds, reference, settings):
             return await task
         lat, fp, problems, texts = asyncio.run(run_and_sample())
         cpu = (cpu_s(server.pid) - c0) / (seconds * n)
-        wer = sum(edits(t, reference) for t in texts) / max(1, len(reference) * len(texts))
+        wer = sum(errors(t, reference) for t in texts) / max(1, len(reference) * len(texts))
         ok = lat and pct(lat, 95) <= 0.3 and problems == 0
         print(f"{n:>8} {pct(lat, 50):>9.3f}s {pct(lat, 95):>9.3f}s {pct(fp, 50):>15.3f}s {problems:>9} {cpu:>18.3f}s {100 * wer:>5.1f}%"
               f"   rss {max(rss) / 1024:.0f} MiB{'' if ok else '   (over the bound)'}")
@@ -265,7 +256,7 @@ def main():
             time.sleep(0.05)
         wall = time.monotonic() - t0
         hyp_file.seek(0)
-        peer_wer = edits(normalize(hyp_file.read()), reference) / max(1, len(reference))
+        peer_wer = errors(normalize(hyp_file.read()), reference) / max(1, len(reference))
         print(f"peer pocketsphinx_continuous -infile: WER {100 * peer_wer:.1f}%, {c / seconds:.3f} s CPU per second of audio -> {seconds / c:.1f} streams per core "
               f"(one process a stream); resident {peak / 1024:.0f} MiB a process; wall {wall:.1f} s")
         for name, b in (("as they are", best), ("second-pass=false", cheap)):
