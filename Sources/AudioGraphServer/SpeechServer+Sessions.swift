@@ -22,7 +22,7 @@ extension SpeechServer {
         let session: StreamingRecognition
         do {
             if let workers {
-                session = try StreamingRecognition(pool: workers, options: options, rate: rate, channels: channels,
+                session = try StreamingRecognition(pool: workers, catalog: catalog, options: options, rate: rate, channels: channels,
                                                    width: width, onEvent: onEvent)
             } else {
                 let catalog = self.catalog

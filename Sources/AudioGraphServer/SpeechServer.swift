@@ -36,7 +36,7 @@ public final class SpeechServer: @unchecked Sendable {
         for s in catalog.skipped { log("serve: graph left out: \(s)") }
         // A session process that dies leaves a broken pipe: an error where it is written, not a signal.
         if configuration.isolateSessions { signal(SIGPIPE, SIG_IGN) }
-        workers = configuration.isolateSessions ? WorkerPool(command: Self.workerCommand(configuration), graphs: Set(catalog.names)) : nil
+        workers = configuration.isolateSessions ? WorkerPool(command: Self.workerCommand(configuration)) : nil
         for (s, names) in catalog.settings { log("serve: --set \(s) in \(names.joined(separator: ", "))") }
     }
 

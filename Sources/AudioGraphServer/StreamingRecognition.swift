@@ -46,13 +46,22 @@ final class StreamingRecognition: @unchecked Sendable {
 
     /// Builds and starts the session in a worker process of its own (``SessionWorker``):
     /// a crash of its graph ends this session only. Throws as the in-process init does.
-    init(pool: WorkerPool, options: Options, rate: Int, channels: Int, width: Int,
+    init(pool: WorkerPool, catalog: ServerGraphs, options: Options, rate: Int, channels: Int, width: Int,
          onEvent: @escaping @Sendable (EngineEvent) -> Void) throws {
+        _ = try Self.entry(catalog, options.graph)  // a client's unknown name starts no process
         try Self.checkFormat(rate: rate, channels: channels, width: width)
         self.rate = rate
         self.channels = channels
         self.width = width
         backend = .worker(try SessionWorker(pool: pool, options: options, rate: rate, channels: channels, width: width, onEvent: onEvent))
+    }
+
+    /// The catalogue's graph `name`, or the client's error naming the graphs there are.
+    static func entry(_ catalog: ServerGraphs, _ name: String) throws -> ServerGraphs.Entry {
+        guard let entry = catalog.entries[name] else {
+            throw ServerError("unknown graph \"\(name)\"; this server has \(catalog.names.joined(separator: ", "))")
+        }
+        return entry
     }
 
     static func checkFormat(rate: Int, channels: Int, width: Int) throws {
@@ -65,9 +74,7 @@ final class StreamingRecognition: @unchecked Sendable {
     /// graph, or the engine's error (a grammar that does not compile, a model that does not load).
     init(catalog: ServerGraphs, options: Options, rate: Int, channels: Int, width: Int,
          onEvent: @escaping @Sendable (EngineEvent) -> Void) throws {
-        guard let entry = catalog.entries[options.graph] else {
-            throw ServerError("unknown graph \"\(options.graph)\"; this server has \(catalog.names.joined(separator: ", "))")
-        }
+        let entry = try Self.entry(catalog, options.graph)
         try Self.checkFormat(rate: rate, channels: channels, width: width)
         self.rate = rate
         self.channels = channels

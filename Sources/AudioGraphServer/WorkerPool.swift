@@ -18,19 +18,14 @@ final class WorkerPool: Sendable {
     }
 
     let command: [String]
-    /// The served graphs: spares are kept for these only (a client's unknown name gets a
-    /// worker of its own, which refuses it).
-    let graphs: Set<String>
     private let spares = Mutex<[String: Started]>([:])
 
-    init(command: [String], graphs: Set<String>) {
-        self.command = command
-        self.graphs = graphs
-    }
+    /// `command`: this binary's `serve --session-worker` with the catalogue's flags. Spares
+    /// are asked for served graphs only (a session checks its graph's name first).
+    init(command: [String]) { self.command = command }
 
     /// Starts a spare for `graph`, on a thread of its own, if it has none.
     func refill(_ graph: String) {
-        guard graphs.contains(graph) else { return }
         let thread = Thread { [self] in
             guard spares.withLock({ $0[graph] == nil }),
                   let started = try? SessionWorker.spawn(command + ["--warm", graph]) else { return }
