@@ -48,14 +48,17 @@ let package = Package(
         /// Recognition results, shared by the engine and the client (no dependencies).
         .target(name: "AudioGraphResults"),
         .target(name: "AudioGraphCore", dependencies: ["AudioGraphResults", "CSndFile", "CDSPKernels"]),
-        .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "CFFTW", "CDSPKernels", "CSpeexDSP"], exclude: ["Speech/TUNING.md"]),
-        .target(name: "AudioGraphPulse", dependencies: ["AudioGraphCore", "CPulse"],
+        /// What an assistant's nodes share beyond audio: the playback gate, the grammar's
+        /// progress, the conversation's events (wake word, assistant states, earcons, barge-in).
+        .target(name: "AudioGraphConversation", dependencies: ["AudioGraphCore"]),
+        .target(name: "AudioGraphDSP", dependencies: ["AudioGraphCore", "AudioGraphConversation", "CFFTW", "CDSPKernels", "CSpeexDSP"], exclude: ["Speech/TUNING.md"]),
+        .target(name: "AudioGraphPulse", dependencies: ["AudioGraphCore", "AudioGraphConversation", "CPulse"],
                 linkerSettings: [.linkedLibrary("pulse")]),  // CPulse has no pkgConfig (see above)
-        .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "AudioGraphDSP", "CPocketSphinx", "CPocketSphinxSupport", "CFlite"],
+        .target(name: "AudioGraphSpeech", dependencies: ["AudioGraphCore", "AudioGraphConversation", "AudioGraphDSP", "CPocketSphinx", "CPocketSphinxSupport", "CFlite"],
                 exclude: ["TUNING.md"]),
         .target(
             name: "AudioGraph",
-            dependencies: ["AudioGraphCore", "AudioGraphDSP", "AudioGraphPulse", "AudioGraphSpeech", "AudioGraphRemote"]),
+            dependencies: ["AudioGraphCore", "AudioGraphConversation", "AudioGraphDSP", "AudioGraphPulse", "AudioGraphSpeech", "AudioGraphRemote"]),
 
         /// `audiograph serve`: Wyoming and WebSocket speech server over the engine.
         .target(name: "AudioGraphServer", dependencies: ["AudioGraph", "AudioGraphCore", "AudioGraphSpeech", "AudioGraphClient", "CCivetweb"]),
@@ -64,7 +67,7 @@ let package = Package(
         .target(name: "AudioGraphClient", dependencies: ["AudioGraphResults", "CCivetweb"]),
 
         /// Nodes whose work is done by an `audiograph serve` (remote-recognizer).
-        .target(name: "AudioGraphRemote", dependencies: ["AudioGraphCore", "AudioGraphSpeech", "AudioGraphClient"]),
+        .target(name: "AudioGraphRemote", dependencies: ["AudioGraphCore", "AudioGraphConversation", "AudioGraphSpeech", "AudioGraphClient"]),
 
         /// Test support: in-memory sources, offline rendering, signals (tests only).
         .target(name: "AudioGraphTestSupport", dependencies: ["AudioGraphCore"]),

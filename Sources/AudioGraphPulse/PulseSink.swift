@@ -1,3 +1,4 @@
+import AudioGraphConversation
 import AudioGraphCore
 import Foundation
 
@@ -84,8 +85,9 @@ public final class PulseSink: AudioNode {
         target = prebuffer + context.maxFrames
         // What plays now was handed over this long ago (the server's buffer and ours): the
         // graph's listeners leave out its echo for that much longer.
-        gate = context.playbackGate
-        context.playbackGate.outputLatency = 2 * latency
+        let gate: PlaybackGate = context.channel(.gate)
+        gate.outputLatency = 2 * latency
+        self.gate = gate
         stream = try PulseStream(connection: connection, capture: false, device: device, rate: Int(f.sampleRate),
                                  channels: f.channelCount, latency: latency, ring: r, progressed: context.renderReady)
     }

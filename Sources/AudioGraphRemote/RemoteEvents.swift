@@ -1,4 +1,5 @@
 import AudioGraphClient
+import AudioGraphConversation
 import AudioGraphCore
 
 /// What a speech server reports, as a remote node's engine events.
@@ -26,8 +27,7 @@ extension EngineEvent {
         case .final(_, let r): .final(node: id, result: r)
         case .warning(_, let m): .warning(node: id, message: m)
         case .overrun(_, let n): .overrun(node: id, lost: n)
-        case .wake(_, let p, let t): .wake(node: id, phrase: p, t: t)
-        case .assistant(_, let s, let r, let t): .assistant(node: id, state: s, reason: r, t: t)
+        case .custom(_, let e): .custom(node: id, event: e)
         case .error(let e): .error(e.atNode(id))
         default: self
         }

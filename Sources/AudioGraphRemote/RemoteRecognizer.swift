@@ -1,4 +1,5 @@
 import AudioGraphClient
+import AudioGraphConversation
 import AudioGraphCore
 import Foundation
 import Synchronization
@@ -99,7 +100,7 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         isLive = context.isLive
         renderReady = context.renderReady
         eventsReady = context.eventsReady
-        gate = context.playbackGate
+        gate = context.channel(.gate)
         ring = FrameRing(channels: 1, capacity: 16000 * 5)
         endWritten = false
         inputEnded.store(false, ordering: .relaxed)

@@ -6,17 +6,6 @@ import Synchronization
 /// utterance decoder (or, in assistant mode, the ``CommandListener``), and tells the engine
 /// how far through the stream it has reported.
 extension Recognizer {
-    /// Tells an end-of-speech detector whether the command so far is a whole sentence of the grammar.
-    func reportProgress(_ utterances: UtteranceDecoder, _ decoder: PocketSphinxDecoder, through t: Double) {
-        guard let automaton else { return }
-        // Between commands, and outside an utterance (the wake word's own), no grammar listens.
-        guard listener?.isListening != false && utterances.open && !utterances.tentative else {
-            return progress.report(through: t, .notTracking)
-        }
-        let complete = automaton.accepts(decoder.hypothesis())
-        progress.report(through: t, complete ? .complete : .incomplete)
-    }
-
     /// How utterances are delimited, from what the graph upstream produces.
     enum Segmentation {
         /// No detector upstream: the whole stream is one utterance.
@@ -30,9 +19,9 @@ extension Recognizer {
     /// The decoding thread.
     func decode(_ stage: LaggingStage, _ decoder: PocketSphinxDecoder) {
         let settings = UtteranceDecoder.Settings(
-            nodeId: nodeId, segmentation: segmentation, finalPass: finalPass, partialFrames: partialFrames,
-            alternatives: alternatives, cmnLookahead: cmnLookahead,
-            decodesInParts: finalPass == .live && { if case .languageModel = search { true } else { false } }())
+            nodeId: nodeId, segmentation: segmentation, finalPass: settings.finalPass, partialFrames: settings.partialFrames,
+            alternatives: settings.alternatives, cmnLookahead: settings.cmnLookahead,
+            decodesInParts: settings.finalPass == .live && settings.search.isLanguageModel)
         let listener = self.listener
         var reported: RecognitionResult?
         let utterances = UtteranceDecoder(
@@ -58,13 +47,13 @@ extension Recognizer {
         }) {
             if let failure = decoder.searchFailure {
                 stage.release(index)
-                fail(failure, stage)
+                model.fail(failure, stage)
                 while let (index, _) = stage.next() { stage.release(index) }
                 return
             }
             if !stage.isCancelled {
                 // Words from code join before the first utterance or between two.
-                if !utterances.open { addPendingVocabulary(decoder, stage, at: block.time) }
+                if !utterances.open && words.addPending(to: decoder, stage, at: block.time) { model.changed() }
                 if let listener {
                     // A barge-in goes with the block it came in (the same block in every file run).
                     if interruption == nil { interruption = interruptions.pop() }
@@ -79,7 +68,7 @@ extension Recognizer {
                     utterances.take(block)
                 }
                 reported = nil
-                reportProgress(utterances, decoder, through: block.endTime)
+                verdicts?.report(utterances, decoder, listening: listener?.isListening != false, through: block.endTime)
             }
             let end = block.endTime
             stage.release(index)
@@ -87,6 +76,6 @@ extension Recognizer {
             if utterances.awaitsOnset && listener == nil { stage.reachedIdle(after: end) } else { stage.reached(end) }
         }
         if !finishedEarly { utterances.finish() }
-        if let failure = decoder.searchFailure { fail(failure, stage) }
+        if let failure = decoder.searchFailure { model.fail(failure, stage) }
     }
 }

@@ -1,3 +1,4 @@
+import AudioGraphConversation
 import AudioGraphCore
 import Foundation
 import Synchronization
@@ -11,6 +12,12 @@ import Synchronization
 /// so far, so the engine can put them in stream order among the vad's events.
 ///
 ///     render thread ──► LaggingStage (256 blocks) ──► decoding thread ──► outbox ──► delivery thread
+///
+/// The node moves audio and results; each other role has one owner: ``RecognizerSettings``
+/// (its parameters, checked), ``RecognizerModel`` (loading the decoder, or taking it from
+/// and giving it back to the kept ones), ``WordsFromCode`` (words from code between
+/// utterances), ``CommandListener`` (assistant mode: wake word, then one command) and
+/// ``GrammarVerdicts`` (its `verdict` output). The decoding thread is `Recognizer+Decoding`.
 public final class Recognizer: AudioNode {
     public static let descriptor = NodeDescriptor(
         type: "recognizer",
@@ -55,96 +62,33 @@ public final class Recognizer: AudioNode {
         ],
         make: { p throws(GraphError) in try Recognizer(p) })
 
-    let hmm: String, dict: String
-    /// The `vocabulary` file, if any.
-    let vocabularyPath: String?
-    /// Words and phrases from code the decoding thread has yet to add (``addVocabulary(_:)``).
-    let pendingVocabulary = Locked<[[VocabularyEntry]]>([])
-    /// The acoustic model's phones, read when first needed.
-    let modelPhoneSet = Locked<Set<String>?>(nil)
-    let search: PocketSphinxDecoder.Search
-    let partialFrames: Int
-    let alternatives: Int
-    let continuous: Bool
-    /// Search limits per frame (active HMMs, word exits).
-    let limits: PocketSphinxDecoder.Limits
-    let finalPass: FinalPass
-    /// Seconds of the first utterance held back to measure its cepstral mean (single pass).
-    let cmnLookahead: Double
-
-    /// Limits of the cheaper search whose first words a session's first utterance shows
-    /// while its held audio is decoded in full (see `UtteranceDecoder`); nil: none.
-    let previewLimits: PocketSphinxDecoder.Limits?
+    /// What it was asked for (its parameters, checked).
+    let settings: RecognizerSettings
+    /// Its decoder: loaded, or taken from and given back to the kept ones.
+    let model: RecognizerModel
+    /// Words and phrases from code, waiting to join the decoder.
+    let words: WordsFromCode
+    /// Assistant mode: the wake word, then one command (made by `open`).
+    var listener: CommandListener?
+    /// With a grammar and a live pass: its `verdict` output (made by `prepare`).
+    var verdicts: GrammarVerdicts?
+    /// The `verdict` output's channel (reset with each run).
+    private var progress = HypothesisProgress()
+    /// What the graph plays (its `gate` input): left out of what is decoded.
+    private var gate = PlaybackGate()
+    /// The decoding thread, its queue and its outbox of results (see `LaggingStage`).
+    var stage: LaggingStage?
+    /// How utterances are delimited, from what the graph upstream produces.
+    var segmentation = Segmentation.whole
+    var nodeId: String { settings.nodeId }
 
     /// Where final results come from.
     enum FinalPass: String { case utterance, live }
-    /// Assistant mode: the wake word, its detection threshold, the command timeout.
-    let wake: (phrase: String, threshold: Double, timeout: Double)?
-    var listener: CommandListener?
-    /// The command grammar's automaton (grammar-aware end of speech), and where to report.
-    var automaton: GrammarAutomaton?
-    var progress = HypothesisProgress()
-    private var gate = PlaybackGate()
-    var decoder: PocketSphinxDecoder?
-    /// The decoding thread, its queue and its outbox of results (see `LaggingStage`).
-    var stage: LaggingStage?
-    var nodeId = "recognizer"
-    var segmentation = Segmentation.whole
-    /// Warnings from loading the model, reported once with the first run's events.
-    var loadWarnings: [String] = []
 
     init(_ p: ResolvedParameters) throws(GraphError) {
-        nodeId = p.nodeId
-        hmm = p.text("hmm")
-        dict = p.text("dict")
-        vocabularyPath = p.string("vocabulary")
-        let grammar = p.string("grammar"), keyphrase = p.string("keyphrase")
-        if grammar != nil && keyphrase != nil {
-            throw p.error("keyphrase", "give either a grammar or a keyphrase, not both")
-        }
-        if let w = p.string("wake-word") {
-            let phrase = w.lowercased().split(separator: " ").joined(separator: " ")
-            guard !phrase.isEmpty else { throw p.error("wake-word", "expected a phrase, got an empty string") }
-            if keyphrase != nil {
-                throw p.error("wake-word", "a wake word is followed by a command: give a grammar or a language model, not a keyphrase")
-            }
-            wake = (phrase, p.number("threshold"), p.number("command-timeout"))
-        } else {
-            wake = nil
-        }
-        func mustExist(_ path: String, _ param: String, directory: Bool = false) throws(GraphError) {
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue == directory else {
-                throw p.error(param, "\(path): no such \(directory ? "model directory" : "file")",
-                              suggestion: param == "grammar" || param == "vocabulary" ? nil : "install Debian's pocketsphinx-en-us or point \(param) at a model")
-            }
-        }
-        try mustExist(hmm, "hmm", directory: true)
-        try mustExist(hmm + "/mdef", "hmm")
-        try mustExist(dict, "dict")
-        if let vocabularyPath { try mustExist(vocabularyPath, "vocabulary") }
-        if let grammar {
-            try mustExist(grammar, "grammar")
-            search = .grammar(grammar)
-        } else if let keyphrase {
-            guard !keyphrase.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw p.error("keyphrase", "expected a phrase, got an empty string")
-            }
-            search = .keyphrase(keyphrase.lowercased(), threshold: p.number("threshold"))
-        } else {
-            let lm = p.text("lm")
-            try mustExist(lm, "lm")
-            search = .languageModel(lm)
-        }
-        partialFrames = Int(p.number("partials") * 16000)
-        alternatives = p.integer("alternatives")
-        continuous = p.bool("continuous")
-        limits = .init(hmms: p.integer("max-hmms"), wordExits: p.integer("max-word-exits"), secondPass: p.bool("second-pass"))
-        finalPass = p.choice("final")
-        cmnLookahead = p.number("cmn-lookahead")
-        let previewHMMs = p.integer("preview-hmms")
-        let previews = finalPass == .live && cmnLookahead > 0 && partialFrames > 0 && previewHMMs > 0
-        previewLimits = previews ? .init(hmms: previewHMMs, wordExits: limits.wordExits) : nil
+        settings = try RecognizerSettings(p)
+        model = RecognizerModel(settings)
+        words = WordsFromCode(settings)
     }
 
     /// PocketSphinx's models are 16 kHz mono; the engine converts anything else.
@@ -152,31 +96,31 @@ public final class Recognizer: AudioNode {
         StreamFormat(sampleRate: 16000, channelCount: 1)
     }
 
-    /// The key its decoder was taken or loaded under (nil: not kept), and its load's warnings.
-    var keptKey: String?
-    var loadedWarnings: [String] = []
-    /// The decoder loading on a thread of its own while the graph already runs (see `open`).
-    var loading: BackgroundLoad<LoadedDecoders.Entry>?
-    /// Why the background load failed (set by the decoding thread before `loadFailed`).
-    let loadFailure = Locked<EngineError?>(nil)
-    let loadFailed = Atomic<Bool>(false)
     /// Render thread: `process` has reported the failed load (so `finish` does not again).
     private var reportedLoadFailure = false
 
-    deinit {
-        // The decoding thread holds the recognizer while it runs: it has ended here.
-        guard let decoder, let key = keptKey else { return }
-        LoadedDecoders.shared.give(.init(decoder: decoder, automaton: automaton, warnings: loadedWarnings), key: key)
+    /// Checks the model files and starts loading the decoder (see ``RecognizerModel``).
+    public func open() throws(EngineError) {
+        let opened = try model.open()
+        if let phones = opened.phones { words.know(phones: phones) }
+        if let spotter = opened.spotter, let wake = settings.wake {
+            listener = CommandListener(nodeId: nodeId, spotter: spotter, timeout: wake.timeout,
+                                       emit: { [unowned self] e, at in self.stage?.emit(e, at: at) })
+        }
     }
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {
         segmentation = context.upstreamMarkers.contains(.utteranceEnd) ? .endOfSpeech
             : context.upstreamMarkers.contains(.speechStart) ? .speech : .whole
-        gate = context.playbackGate
-        progress = context.hypothesis
-        takesBargeIns = wake != nil && !(context.controlSources["barge-in"] ?? []).isEmpty
+        gate = context.channel(.gate)
+        progress = context.channel(.verdict)
+        takesBargeIns = settings.wake != nil && !(context.controlSources["barge-in"] ?? []).isEmpty
         // Reported from the live pass's hypothesis: none without partial results and a live pass.
-        if automaton != nil && (finalPass == .live || partialFrames > 0) { progress.hasReporter = true } else { automaton = nil }
+        verdicts = nil
+        if let automaton = model.automaton, settings.finalPass == .live || settings.partialFrames > 0 {
+            progress.hasReporter = true
+            verdicts = GrammarVerdicts(automaton: automaton, progress: progress)
+        }
         stage = LaggingStage(name: "audiograph.recognizer", format: StreamFormat(sampleRate: 16000, channelCount: 1),
                              maxFrames: context.maxFrames, blockCount: 256, policy: context.isLive ? .drop : .block,
                              eventsReady: context.eventsReady)
@@ -185,7 +129,7 @@ public final class Recognizer: AudioNode {
     }
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
-        if loadFailed.load(ordering: .acquiring) {
+        if model.hasFailed {
             reportedLoadFailure = true
             return .failed(Self.loadFailureCode)
         }
@@ -195,9 +139,9 @@ public final class Recognizer: AudioNode {
         // File input: the decoder is behind by its whole queue; the engine waits for room.
         if writes && stage.queue.policy == .block && !stage.queue.hasRoom { return .notReady }
         if takesBargeIns, let t = gate.takeInterruption() { _ = interruptions.push(Interruption(onset: t, from: input.time)) }
-        if writes { stage.write(input, muting: gate) }
+        if writes { stage.write(input, silencing: gate) }
         if io.inputsEnded { stage.endInput() }
-        if !continuous {
+        if !settings.continuous {
             // Single utterance: the session ends with the first utterance's end.
             let closing: StreamMarker.Kind = segmentation == .endOfSpeech ? .utteranceEnd : .speechEnd
             for m in input.markers where m.kind == closing { io.requestEnd(.endOfSpeech) }
@@ -212,13 +156,13 @@ public final class Recognizer: AudioNode {
         let lost = stage.queue.lostBlocks.load(ordering: .relaxed)
         if lost > 0 { stage.emit(.overrun(node: nodeId, lost: lost), at: .infinity) }
         // A load that failed after the input had all been read.
-        if !reportedLoadFailure, let e = loadFailure.withLock({ $0 }) { throw e }
+        if !reportedLoadFailure, let e = model.failureError { throw e }
     }
 
     static let loadFailureCode: Int32 = 1
 
     public func failure(_ code: Int32) -> EngineError {
-        loadFailure.withLock { $0 } ?? EngineError(.model, "the recognizer failed")
+        model.failureError ?? EngineError(.model, "the recognizer failed")
     }
 
     public func abandon() { stage?.cancel() }
@@ -253,14 +197,13 @@ public final class Recognizer: AudioNode {
     public var canTakeBlock: Bool { stage?.queue.hasRoom ?? true }
 
     private func startThread() {
-        guard let stage, decoder != nil || loading != nil else { return }
-        let warnings = loadWarnings.map { StreamEvent(at: 0, EngineEvent.warning(node: nodeId, message: $0)) }
-        loadWarnings = []
+        guard let stage, model.isOpen else { return }
+        let warnings = model.takeWarnings().map { StreamEvent(at: 0, EngineEvent.warning(node: nodeId, message: $0)) }
         let box = UncheckedSendable(self)
         stage.start(initial: warnings) { stage in
             let node = box.value
             // Audio queues up meanwhile (16 s of it) while a background load finishes.
-            guard let decoder = node.decoder ?? node.finishLoading(stage) else {
+            guard let decoder = node.model.finishLoading(stage) else {
                 while let (index, _) = stage.next() { stage.release(index) }
                 return
             }

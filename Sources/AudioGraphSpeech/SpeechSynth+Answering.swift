@@ -1,3 +1,4 @@
+import AudioGraphConversation
 import AudioGraphCore
 
 /// What a `speech-synth` does on the delivery thread: turns its raw events into public ones,
@@ -40,8 +41,7 @@ extension SpeechSynth {
     public func observe(_ event: EngineEvent, at stamp: Double) {
         // File input: at a fixed delay after the event (live: at once, once synthesised).
         let at = isLive || !stamp.isFinite ? 0 : stamp + responseDelay
-        switch event {
-        case .assistant(let node, let state, let reason, let t) where answers.contains(node):
+        if case let (node, .assistant(state, reason, t))? = event.conversation, answers.contains(node) {
             inAssistant.store(true, ordering: .relaxed)
             switch (state, reason) {
             case (.listening, _):
@@ -51,6 +51,9 @@ extension SpeechSynth {
             case (.waitingForWakeWord, .cancelled?): play(.cancel, notBefore: at)
             default: break
             }
+            return
+        }
+        switch event {
         case .final(let node, let result) where answers.contains(node) && (replyTo == nil || replyTo == node):
             guard !result.text.isEmpty else { return }
             if inAssistant.load(ordering: .relaxed) { play(.end, notBefore: at) }

@@ -1,3 +1,4 @@
+import AudioGraphConversation
 import AudioGraphCore
 import Foundation
 import Synchronization
@@ -148,7 +149,7 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {
         isLive = context.isLive
-        gate = context.playbackGate
+        gate = context.channel(.gate)
         answers = Set(context.controlSources["text"] ?? [])
         // The engine delivers an event within its lockstep slack; one block more, and the
         // answer's start is the same stream time in every file run.

@@ -105,19 +105,19 @@ do {
     try session.start()
     print("say \"hello computer\", then what you are looking for (Ctrl-C ends)")
     for await event in session.events {
-        switch event {
-        case .assistant(_, .waitingForWakeWord, let reason, _):
+        switch (event, event.conversation?.event) {
+        case (_, .assistant(.waitingForWakeWord, let reason, _)?):
             if reason == .noSpeech || reason == .notUnderstood { print("(nothing understood)") }
-        case .wake:
+        case (_, .wake?):
             print("listening…")
-        case .final(_, let r) where !r.text.isEmpty:
+        case (.final(_, let r), _) where !r.text.isEmpty:
             print("heard: \(r.text)")
             let reply = answer(r.text)
             print("says:  \(reply)")
             Task { _ = try? await session.speak(reply) }
-        case .error(let e):
+        case (.error(let e), _):
             FileHandle.standardError.write(Data("audiograph-assistant: \(e)\n".utf8))
-        case .end(let reason, _):
+        case (.end(let reason, _), _):
             print("ended: \(reason.rawValue)")
         default:
             break

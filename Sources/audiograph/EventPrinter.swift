@@ -95,15 +95,18 @@ final class EventPrinter: Sendable {
             info(String(format: "%8.3f s  %@  says: %@", t, node, text))
         case .speakEnd(let node, _, let t, let cancelled):
             if cancelled { info(String(format: "%8.3f s  %@  stopped speaking", t, node)) }
-        case .wake(let node, let phrase, let t):
-            info(String(format: "%8.3f s  %@  heard \"%@\"", t, node, phrase))
-        case .assistant(_, let state, let reason, let t):
-            display?.setState(state.rawValue)
-            info(String(format: "%8.3f s  -- %@", t, state.rawValue + (reason.map { " (\($0.rawValue))" } ?? "")))
-        case .earcon:
-            break
-        case .bargeIn(let node, let t):
-            info(String(format: "%8.3f s  %@  interrupted by the user", t, node))
+        case .custom:
+            switch event.conversation {
+            case let (node, .wake(phrase, t))?:
+                info(String(format: "%8.3f s  %@  heard \"%@\"", t, node, phrase))
+            case let (_, .assistant(state, reason, t))?:
+                display?.setState(state.rawValue)
+                info(String(format: "%8.3f s  -- %@", t, state.rawValue + (reason.map { " (\($0.rawValue))" } ?? "")))
+            case let (node, .bargeIn(t))?:
+                info(String(format: "%8.3f s  %@  interrupted by the user", t, node))
+            case (_, .earcon)?, nil:
+                break
+            }
         case .warning(let node, let message):
             err("audiograph: warning: " + (node.map { "node \"\($0)\": " } ?? "") + message)
         case .overrun(let node, let lost):

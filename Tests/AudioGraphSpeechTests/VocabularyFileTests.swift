@@ -1,3 +1,4 @@
+import AudioGraphConversation
 import AudioGraphCore
 @testable import AudioGraphSpeech
 import Foundation

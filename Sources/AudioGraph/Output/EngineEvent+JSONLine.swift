@@ -1,3 +1,4 @@
+import AudioGraphConversation
 import AudioGraphCore
 import Foundation
 

@@ -1,3 +1,4 @@
+import AudioGraphConversation
 import AudioGraphCore
 import Foundation
 
@@ -93,16 +94,22 @@ extension EngineEvent {
             j.add("type", "speak-start"); j.add("node", node); j.add("id", id); j.add("text", text); j.add("t", t)
         case .speakEnd(let node, let id, let t, let cancelled):
             j.add("type", "speak-end"); j.add("node", node); j.add("id", id); j.add("t", t); j.add("cancelled", cancelled)
-        case .wake(let node, let phrase, let t):
-            j.add("type", "wake"); j.add("node", node); j.add("phrase", phrase); j.add("t", t)
-        case .assistant(let node, let state, let reason, let t):
-            j.add("type", "assistant"); j.add("node", node); j.add("state", state.rawValue)
-            if let reason { j.add("reason", reason.rawValue) }
-            j.add("t", t)
-        case .bargeIn(let node, let t):
-            j.add("type", "barge-in"); j.add("node", node); j.add("t", t)
-        case .earcon(let node, let name, let t):
-            j.add("type", "earcon"); j.add("node", node); j.add("name", name); j.add("t", t)
+        case .custom(let node, let e):
+            switch e.base as? ConversationEvent {
+            case .wake(let phrase, let t)?:
+                j.add("type", "wake"); j.add("node", node); j.add("phrase", phrase); j.add("t", t)
+            case .assistant(let state, let reason, let t)?:
+                j.add("type", "assistant"); j.add("node", node); j.add("state", state.rawValue)
+                if let reason { j.add("reason", reason.rawValue) }
+                j.add("t", t)
+            case .bargeIn(let t)?:
+                j.add("type", "barge-in"); j.add("node", node); j.add("t", t)
+            case .earcon(let name, let t)?:
+                j.add("type", "earcon"); j.add("node", node); j.add("name", name); j.add("t", t)
+            case nil:
+                // A node module's own kind: its Swift type's name, so a line is still written.
+                j.add("type", "custom"); j.add("node", node); j.add("kind", String(describing: type(of: e.base)))
+            }
         case .overrun(let node, let lost):
             j.add("type", "overrun"); j.add("node", node); j.add("lost", lost)
         case .underrun(let node, let count, let frames):

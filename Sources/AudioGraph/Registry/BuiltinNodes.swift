@@ -20,6 +20,7 @@ extension NodeRegistry {
         r.register(RemoteSynth.descriptor)
         r.register(EchoCanceller.descriptor)
         r.converter = NodeRegistry.formatConverter
+        r.implicitControls = { ImplicitControls.links($0) }
         return r
     }()
 

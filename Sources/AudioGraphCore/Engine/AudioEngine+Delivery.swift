@@ -104,7 +104,11 @@ extension AudioEngine {
             if deliverInOrder(flush: false) { worked = true }
             // Every event about the audio before this has been delivered (and observed).
             let delivered = min(order.renderedThrough, order.laggingThrough)
-            if delivered != Double(bitPattern: deliveredThrough.load(ordering: .relaxed)) {
+            let lagging = order.laggingThrough
+            if delivered != Double(bitPattern: deliveredThrough.load(ordering: .relaxed))
+                || lagging != Double(bitPattern: laggingThrough.load(ordering: .relaxed))
+            {
+                laggingThrough.store(lagging.bitPattern, ordering: .relaxed)
                 deliveredThrough.store(delivered.bitPattern, ordering: .releasing)
                 deliveryMoved()
             }

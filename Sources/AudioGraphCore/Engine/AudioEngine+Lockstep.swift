@@ -28,23 +28,30 @@ extension AudioEngine {
     /// delivered, sleeping on the delivery thread's signal; returns on stop/cancel, or after
     /// `lockstepPatience` without progress (counted), and then does not wait again until
     /// delivery has moved on (a stopped node costs one patience, not one per block).
-    func awaitDelivery(before t: Double, given: Double) {
+    ///
+    /// `laggingPast`: also until the nodes working behind the audio have reported past that
+    /// stream time (the end of what the graph heard: they have finished with it).
+    func awaitDelivery(before t: Double, given: Double, laggingPast: Double = -.infinity) {
         let target = min(t - Self.lockstepSlack, given)
         // Nothing was decided before the stream began.
         guard target > 0 else { return }
         var last = Double(bitPattern: deliveredThrough.load(ordering: .acquiring))
+        var lagging = Double(bitPattern: laggingThrough.load(ordering: .acquiring))
         if last == lockstepStalledAt { return }
         var waitedSince = -1.0
-        while last < target {
+        while last < target || lagging <= laggingPast {
             if cancelRequested.load(ordering: .relaxed) || stopRequested.load(ordering: .relaxed) { return }
             deliveryWake.signal()
             deliveredWake.wait(timeout: 0.1) {
                 Double(bitPattern: deliveredThrough.load(ordering: .acquiring)) > last
+                    || Double(bitPattern: laggingThrough.load(ordering: .acquiring)) > lagging
             }
             let now = Double(bitPattern: deliveredThrough.load(ordering: .acquiring))
-            if now > last {
+            let nowLagging = Double(bitPattern: laggingThrough.load(ordering: .acquiring))
+            if now > last || nowLagging > lagging {
                 waitedSince = -1
                 last = now
+                lagging = nowLagging
             } else if waitedSince < 0 {
                 waitedSince = monotonicSeconds()
             } else if monotonicSeconds() - waitedSince > options.lockstepPatience {

@@ -40,7 +40,17 @@ extension AudioEngine {
                 _ = outlet.emit(EngineMarker.event(state: .listening))
                 continue
             }
-            if lockstep && !stopping { awaitDelivery(before: plan.streamSeconds, given: plan.givenThrough) }
+            if lockstep && !stopping {
+                if let end = plan.heardInputEnd {
+                    // The input has ended: before the answering source's next block, every
+                    // event about it and about what was rendered since, delivered (how much it
+                    // plays after the input then does not depend on the decoder's speed).
+                    let rendered = plan.streamSeconds
+                    awaitDelivery(before: rendered + Self.lockstepSlack, given: .infinity, laggingPast: end + 1e-6)
+                } else {
+                    awaitDelivery(before: plan.streamSeconds, given: plan.givenThrough)
+                }
+            }
             holdBackForLaggingNodes()
             if !plan.renderBlock(delivered: Double(bitPattern: deliveredThrough.load(ordering: .acquiring))) {
                 reason = .error

@@ -71,6 +71,9 @@ public final class AudioEngine: @unchecked Sendable {
     /// Double), and whether file input waits for it (``awaitDelivery(before:)``).
     let deliveredThrough = Atomic<UInt64>((-Double.infinity).bitPattern)
     var lockstep = false
+    /// Stream time through which the nodes working behind the audio have reported (bits of
+    /// a Double; infinity once they have all finished), as the delivery thread last saw it.
+    let laggingThrough = Atomic<UInt64>((-Double.infinity).bitPattern)
     /// Wakes the render thread waiting in lockstep: the delivery thread after it delivered further.
     let deliveredWake = Wakeup()
     /// The engine's two threads, started and joined as every thread of the engine and its nodes.
@@ -251,6 +254,7 @@ public final class AudioEngine: @unchecked Sendable {
         clockFrames.store(0, ordering: .relaxed)
         renderedThrough.store((-Double.infinity).bitPattern, ordering: .relaxed)
         deliveredThrough.store((-Double.infinity).bitPattern, ordering: .relaxed)
+        laggingThrough.store((-Double.infinity).bitPattern, ordering: .relaxed)
         lockstepStalls.store(0, ordering: .relaxed)
         lockstepStalledAt = .nan
         // The last run finished its stream: the next run's events go to a new one.

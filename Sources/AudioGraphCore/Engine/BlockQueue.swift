@@ -43,7 +43,7 @@ package final class BlockQueue: @unchecked Sendable {
 
     /// Copies `buffer` into the ring. Render thread; real-time safe.
     @inline(__always)
-    public func write(_ buffer: AudioBuffer, muting gate: PlaybackGate? = nil) {
+    public func write(_ buffer: AudioBuffer, silencing gate: (any SilencedSpans)? = nil) {
         var slot = freed.pop()
         if slot == nil && policy == .block {
             while slot == nil && !abandoned.load(ordering: .relaxed) {
@@ -66,7 +66,7 @@ package final class BlockQueue: @unchecked Sendable {
     }
 
     /// Silences the parts of `block` (10 ms at a time) that lie in what the graph plays.
-    private static func mute(_ block: AudioBuffer, where gate: PlaybackGate) {
+    private static func mute(_ block: AudioBuffer, where gate: any SilencedSpans) {
         gate.spans(from: block.sampleTime, frames: block.frameLength, rate: block.format.sampleRate) { k, n, covered in
             if covered { for c in 0..<block.channelCount { block.channel(c).advanced(by: k).update(repeating: 0, count: n) } }
         }

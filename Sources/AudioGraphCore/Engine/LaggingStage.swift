@@ -51,12 +51,12 @@ package final class LaggingStage: @unchecked Sendable {
 
     /// Copies `buffer` (audio and markers) into the queue, silencing what `gate` covers.
     /// Real-time safe.
-    public func write(_ buffer: AudioBuffer, muting gate: PlaybackGate? = nil) {
+    public func write(_ buffer: AudioBuffer, silencing gate: (any SilencedSpans)? = nil) {
         // Onsets before their audio: the worker reads `writtenEnd`, then `onsets`.
         for m in buffer.markers where m.kind == .speechStart {
             if !onsets.push(m.decided) { onsetsLost.store(true, ordering: .relaxed) }
         }
-        queue.write(buffer, muting: gate)
+        queue.write(buffer, silencing: gate)
         writtenEnd.store(buffer.endTime.bitPattern, ordering: .releasing)
     }
 

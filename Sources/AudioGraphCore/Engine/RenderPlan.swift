@@ -51,7 +51,17 @@ package final class RenderPlan {
         // A live input sets the pace (a speech-synth beside a microphone follows it).
         let live = Set(graph.nodes.filter { $0.descriptor.isLive }.map(\.id))
         clock = steps.first { $0.role == .source && live.contains($0.id) } ?? steps.first { $0.role == .source }
+        // Steps are in stream order: a step fed by an answering source, or by a step so fed, answers.
+        var answering: [Bool] = []
+        for s in steps {
+            answering.append(s.role == .source ? s.node.observesEvents : s.upstream.contains { answering[$0.index] })
+        }
+        answers = answering
     }
+
+    /// By step index: whether the step is an answering source (one that
+    /// ``AudioNode/observesEvents``) or fed by one (its speaker).
+    private let answers: [Bool]
 
     /// Frames source `step` is asked for: a block; for a source other than the clock, while
     /// the clock runs, only what brings it level with the clock's stream time (a synth
@@ -71,7 +81,7 @@ package final class RenderPlan {
         let graph = n.graph
         var steps: [Int: RenderStep] = [:]
         var ordered: [RenderStep] = []
-        let links = ControlLinks(graph, progressed: renderReady)
+        let links = ControlLinks(graph)
         for i in graph.order {
             let spec = graph.nodes[i]
             let node = n.instances[i]
@@ -94,7 +104,7 @@ package final class RenderPlan {
                                                 maxFrames: spec.descriptor.role == .source ? blockFrames : inMax,
                                                 isLive: graph.isLive, upstreamMarkers: upstreamMarkers,
                                                 eventsReady: eventsReady, renderReady: renderReady,
-                                                playbackGate: links.gate(of: spec.id), hypothesis: links.hypothesis(of: spec.id),
+                                                links: links, nodeId: spec.id,
                                                 controlSources: links.sources(of: spec.id)))
             } catch {
                 throw error.atNode(spec.id, graph: graph.description.file)
@@ -221,6 +231,29 @@ package final class RenderPlan {
             if let f = s.outputs.first?.format { end = max(end, Double(s.produced[0]) / f.sampleRate) }
         }
         return delivered > end + 1e-6  // a lagging node may still report at the end itself
+    }
+
+    /// Once every node but those that answer what the graph heard (sources that
+    /// ``AudioNode/observesEvents``, and what they feed) has ended (the input has drained
+    /// through every node that hears it), while such an answering source still runs: the
+    /// stream time the heard sources ended at.
+    /// nil otherwise. From then on such a source ends as soon as every event has been
+    /// delivered (`othersFinished`); with file input the render thread waits for that
+    /// delivery before each block, so how much it plays after the input does not depend on
+    /// how fast the decoder finished.
+    var heardInputEnd: Double? {
+        var end = 0.0, answering = false, heard = false
+        for s in steps {
+            if answers[s.index] {
+                answering = answering || s.role == .source && !s.ended
+                continue
+            }
+            guard s.ended else { return nil }  // what the graph heard is still draining
+            guard s.role == .source else { continue }
+            heard = true
+            if let f = s.outputs.first?.format { end = max(end, Double(s.produced[0]) / f.sampleRate) }
+        }
+        return answering && heard ? end : nil
     }
 
     /// Stream time through which every node working behind the audio has been given its

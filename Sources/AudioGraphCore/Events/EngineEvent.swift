@@ -29,44 +29,15 @@ public enum EngineEvent: Sendable, Equatable {
     case speakStart(node: String, id: Int, text: String, t: Double)
     /// A speech-synth finished playing text `id`, or it was cancelled (didFinishSpeaking).
     case speakEnd(node: String, id: Int, t: Double, cancelled: Bool)
-    /// A recognizer listening for its wake word heard it, ending at stream time `t`.
-    case wake(node: String, phrase: String, t: Double)
-    /// Where an assistant graph is in its loop (``AssistantState``), from stream time `t`;
-    /// `reason` says why it went back to waiting for the wake word.
-    case assistant(node: String, state: AssistantState, reason: AssistantState.Reason?, t: Double)
-    /// A speech-synth began playing an earcon (a short sound bound to an assistant state).
-    case earcon(node: String, name: String, t: Double)
-    /// A speech-synth with `barge-in` stopped its answer because the user's speech began at
-    /// stream time `t`; a recognizer connected to its `barge-in` takes that speech as a command.
-    case bargeIn(node: String, t: Double)
+    /// An event of a kind a node module defines (``CustomEvent``): the conversation's wake
+    /// word, assistant states, earcons and barge-ins (`AudioGraphConversation`'s
+    /// `ConversationEvent`, read with `event.conversation`).
+    case custom(node: String, event: AnyCustomEvent)
     /// The run failed; an `end` with reason `error` follows.
     case error(EngineError)
     /// The run is over; a session adds a suggestion when it can tell why nothing useful
     /// was heard (input silent, clipping, speech buried in noise, ...).
     case end(EndReason, suggestion: String? = nil)
-}
-
-/// Where an assistant graph is in its loop: waiting for the wake word, listening for one
-/// command, speaking the answer (SpeechKit's recognizer and vocalizer states, as one).
-public enum AssistantState: String, Sendable {
-    /// Listening for the wake word only.
-    case waitingForWakeWord = "waiting-for-wake-word"
-    /// Listening for one command, after the wake word.
-    case listening
-    /// Speaking an answer.
-    case speaking
-
-    /// Why the listener went back to waiting for the wake word.
-    public enum Reason: String, Sendable {
-        /// A command was recognised (its final result was reported).
-        case understood
-        /// Speech was heard but none of it was a command the search accepts.
-        case notUnderstood = "not-understood"
-        /// Nobody spoke within the command timeout after the wake word.
-        case noSpeech = "no-speech"
-        /// The command was cancelled from code.
-        case cancelled
-    }
 }
 
 /// Where an engine is in its life.

@@ -161,12 +161,10 @@ public struct PrepareContext: Sendable {
     /// Signal it when something a node's `process` returned ``FlowStatus/notReady`` for has
     /// come (a worker thread's data, a decoder's progress): the render thread waits on it.
     public var renderReady: Readiness
-    /// What is played, shared by the nodes its `gate` control connections join (the players
-    /// write it, the listeners read it); a node with no gate connection has one of its own.
-    package var playbackGate: PlaybackGate
-    /// A recognizer's grammar progress, shared by the nodes its `verdict` control connections
-    /// join; a node with none has one of its own (nobody reports there).
-    package var hypothesis: HypothesisProgress
+    /// The graph's control channels (nil: every channel asked for is the node's own).
+    package var links: ControlLinks?
+    /// The node's id in the graph (where its control connections start and end).
+    package var nodeId: String
     /// For each control input port of the node, the ids of the nodes connected to it (a
     /// speech-synth answers only the recognizers connected to its `text`).
     public var controlSources: [String: [String]]
@@ -174,18 +172,23 @@ public struct PrepareContext: Sendable {
     /// A context with every field given (the engine makes these; tests and harnesses may too).
     package init(inputFormats: [StreamFormat], outputFormats: [StreamFormat], maxFrames: Int, isLive: Bool,
                 upstreamMarkers: Set<StreamMarker.Kind> = [], eventsReady: Wakeup = Wakeup(), renderReady: Readiness = Readiness(),
-                playbackGate: PlaybackGate = PlaybackGate(), hypothesis: HypothesisProgress = HypothesisProgress(),
-                controlSources: [String: [String]] = [:]) {
+                links: ControlLinks? = nil, nodeId: String = "", controlSources: [String: [String]] = [:]) {
         self.renderReady = renderReady
         self.controlSources = controlSources
-        self.playbackGate = playbackGate
-        self.hypothesis = hypothesis
+        self.links = links
+        self.nodeId = nodeId
         self.inputFormats = inputFormats
         self.outputFormats = outputFormats
         self.maxFrames = maxFrames
         self.isLive = isLive
         self.upstreamMarkers = upstreamMarkers
         self.eventsReady = eventsReady
+    }
+
+    /// What the node's control connections of kind `kind` carry: the channel its group shares
+    /// (see ``ControlChannel``), or one of its own when it has no connection of that kind.
+    package func channel<C: ControlChannel>(_ kind: ControlPort.Kind, as type: C.Type = C.self) -> C {
+        links?.channel(kind, of: nodeId, renderReady: renderReady) ?? C(renderReady: renderReady)
     }
 }
 

@@ -20,7 +20,7 @@ public struct GraphDescription: Sendable {
     public var connections: [Connection]
     /// The control connections, in declaration order; nil when the graph does not say (a
     /// graph file without `"controls"`, as every file of the first releases): validation
-    /// then adds the links those graphs relied on (`ImplicitControls`), each with a notice.
+    /// then adds the links those graphs relied on (the registry's `implicitControls`), each with a notice.
     public var controls: [ControlConnection]?
 
     /// A graph named `name`, empty unless nodes and connections are given.

@@ -1,15 +1,16 @@
 /// Control connections: checked against the node types' ports, or, for a graph that does
 /// not say them (``GraphDescription/controls`` nil), added as the first releases made them
-/// implicitly (`ImplicitControls`), with one notice.
+/// implicitly (the registry's ``NodeRegistry/implicitControls``), with one notice.
 extension GraphValidator {
     /// Checks `graph`'s control connections against `nodes` (validated, by id); returns the
     /// connections in force, the notices and the errors.
-    static func checkControls(_ graph: GraphDescription, nodes: [ValidatedGraph.Node])
+    static func checkControls(_ graph: GraphDescription, nodes: [ValidatedGraph.Node],
+                              implicit: (@Sendable ([ValidatedGraph.Node]) -> [ControlConnection])?)
         -> (controls: [ControlConnection], notices: [String], errors: [GraphError])
     {
         let byId = Dictionary(nodes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         guard let declared = graph.controls else {
-            let added = ImplicitControls.links(nodes)
+            let added = implicit?(nodes) ?? []
             guard !added.isEmpty else { return ([], [], []) }
             let list = added.map { "\($0.from) -> \($0.to)" }.joined(separator: ", ")
             let notice = (graph.file.map { "\($0): " } ?? "") + "no \"controls\": added the links this graph relied on: "

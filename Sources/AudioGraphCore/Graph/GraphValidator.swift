@@ -188,7 +188,7 @@ public enum GraphValidator {
                   suggestion: "a graph runs each node once per block, so audio cannot flow back; remove one of these connections")
         }
 
-        let (controls, notices, controlErrors) = checkControls(graph, nodes: nodes)
+        let (controls, notices, controlErrors) = checkControls(graph, nodes: nodes, implicit: registry.implicitControls)
         errors += controlErrors
         if !errors.isEmpty { return .failure(GraphErrors(errors)) }
         return .success(ValidatedGraph(description: graph, nodes: nodes, edges: edges, controls: controls, notices: notices,

@@ -13,6 +13,11 @@ public struct NodeRegistry: Sendable {
     /// error. `NodeRegistry.core` converts channels only; `.builtin` adds rates.
     public var converter: ConverterFactory? = NodeRegistry.channelConverter
 
+    /// The control connections a graph without `"controls"` relied on (graph files of the
+    /// first releases), added with one notice; nil adds none. `NodeRegistry.builtin` adds the
+    /// assistant's links between its speech nodes.
+    package var implicitControls: (@Sendable ([ValidatedGraph.Node]) -> [ControlConnection])?
+
     /// A registry of `descriptors` (later ones replace earlier ones of the same type).
     public init(_ descriptors: [NodeDescriptor] = []) {
         for d in descriptors { register(d) }

@@ -1,3 +1,4 @@
+import AudioGraphConversation
 import AudioGraphCore
 import Foundation
 
@@ -83,7 +84,7 @@ public final class EndOfSpeechDetector: AudioNode {
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {
         rate = context.inputFormats[0].sampleRate
-        hypothesis = context.hypothesis
+        hypothesis = context.channel(.verdict)
         isLive = context.isLive
     }
 

@@ -1,3 +1,4 @@
+import AudioGraphConversation
 import AudioGraphCore
 import Foundation
 
@@ -84,7 +85,7 @@ public final class VoiceActivityDetector: AudioNode {
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {
         rate = context.inputFormats[0].sampleRate
-        gate = context.playbackGate
+        gate = context.channel(.gate)
         frameLength = Int((frameSeconds * rate).rounded())
         hopLength = Int((Tuning.hop * rate).rounded())
         guard let a = SpeechFrameAnalysis(frameLength: frameLength, rate: rate, background: background) else {

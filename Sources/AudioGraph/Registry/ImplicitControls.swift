@@ -1,3 +1,5 @@
+import AudioGraphCore
+
 /// The control links graphs of the first releases relied on without saying them, made
 /// explicit for a graph that has no `"controls"` (a graph file of those releases, or one
 /// built in code without ``GraphDescription/connectControl(_:to:)``):
@@ -9,7 +11,8 @@
 ///   which tells how late sounds play) → each `vad`'s and recognizer's `gate`;
 /// - every recognizer with a `grammar` → each `end-of-speech` node's `verdict`.
 ///
-/// Core knows these types only by name and port: the rule is compatibility, written once.
+/// `NodeRegistry.builtin` applies it (``NodeRegistry/implicitControls``): Core knows no node
+/// type by name, and a registry without the speech nodes adds nothing.
 package enum ImplicitControls {
     /// The links `nodes` relied on.
     package static func links(_ nodes: [ValidatedGraph.Node]) -> [ControlConnection] {

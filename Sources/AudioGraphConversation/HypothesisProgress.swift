@@ -1,3 +1,4 @@
+import AudioGraphCore
 import Synchronization
 
 /// How a recognizer's grammar search stands, for an end-of-speech detector upstream of it
@@ -7,8 +8,9 @@ import Synchronization
 /// The recognizer's decoding thread reports after each block it decodes; the end-of-speech
 /// detector reads on the render thread, which runs ahead of it: it asks about a stream time
 /// and waits (file input) or looks again later (live input) until the decoder has got there,
-/// so a file gives the decisions of a live run. Lock-free.
-package final class HypothesisProgress: Sendable {
+/// so a file gives the decisions of a live run. A `verdict` control connection carries one.
+/// Lock-free.
+package final class HypothesisProgress: ControlChannel {
     /// What the decoder says about the audio up to a stream time.
     package enum Verdict: UInt8, Sendable {
         /// No grammar search listens (between commands of an assistant, or none at all).
@@ -27,6 +29,9 @@ package final class HypothesisProgress: Sendable {
     /// No reports yet: nothing decoded, not tracking. `progressed` is signalled with each
     /// report (the render thread may be waiting for a verdict).
     package init(progressed: Readiness? = nil) { self.progressed = progressed }
+
+    /// What a `verdict` control connection carries: reports signal `renderReady`.
+    package convenience init(renderReady: Readiness) { self.init(progressed: renderReady) }
 
     /// Whether a recognizer with a grammar search reports here (set when it is prepared).
     package var hasReporter: Bool {

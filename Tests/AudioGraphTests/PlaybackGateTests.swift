@@ -1,4 +1,4 @@
-@testable import AudioGraphCore
+import AudioGraphConversation
 import Testing
 
 /// The gate's intervals: a sound's own time, widened by the output latency and the echo

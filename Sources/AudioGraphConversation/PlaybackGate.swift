@@ -1,3 +1,4 @@
+import AudioGraphCore
 import Synchronization
 
 /// What a graph plays, as its listeners see it: so that an assistant never hears itself.
@@ -10,10 +11,11 @@ import Synchronization
 /// echo of a sound played at `t` reaches the capture at `t` plus the output latency or
 /// later, so an interval marked when the sound starts always covers its echo.
 ///
-/// All fields are atomics: the render thread writes and reads them, the recognizer's
+/// A `gate` control connection carries one: the players connected to it write it, the
+/// listeners read it. All fields are atomics: the render thread writes and reads them, the recognizer's
 /// decoding thread reads them; no locks. The last two intervals are kept, enough for a
 /// listener one block behind the player.
-package final class PlaybackGate: Sendable {
+package final class PlaybackGate: ControlChannel, SilencedSpans {
     private let currentFrom = Atomic<UInt64>((-Double.infinity).bitPattern)
     private let currentUntil = Atomic<UInt64>((-Double.infinity).bitPattern)
     private let previousFrom = Atomic<UInt64>((-Double.infinity).bitPattern)
@@ -23,6 +25,9 @@ package final class PlaybackGate: Sendable {
 
     /// A gate with nothing played yet.
     package init() {}
+
+    /// A gate with nothing played yet (what a `gate` control connection carries).
+    package convenience init(renderReady: Readiness) { self.init() }
 
     /// The playback device's latency in seconds, as its server reports it (a sink sets it).
     package var outputLatency: Double {

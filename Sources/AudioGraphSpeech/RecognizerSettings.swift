@@ -1,0 +1,105 @@
+import AudioGraphCore
+import Foundation
+
+/// What a `recognizer` node was asked for: its parameters, read once from the descriptor's
+/// resolved values and checked (files there, a search that makes sense), in the units the
+/// decoder takes. Immutable: the node, its model load and its decoding thread share it.
+struct RecognizerSettings: Sendable {
+    /// The node's id (events and errors name it).
+    let nodeId: String
+    /// The acoustic model directory and pronunciation dictionary.
+    let hmm: String, dict: String
+    /// The `vocabulary` file, if any.
+    let vocabularyPath: String?
+    /// What the decoder searches: a language model, a grammar or a key phrase.
+    let search: PocketSphinxDecoder.Search
+    /// At most one partial result per this many 16 kHz frames (0: none).
+    let partialFrames: Int
+    /// n-best alternatives in final results.
+    let alternatives: Int
+    /// Whether to go on after the first utterance.
+    let continuous: Bool
+    /// Search limits per frame (active HMMs, word exits, second pass).
+    let limits: PocketSphinxDecoder.Limits
+    /// Where final results come from.
+    let finalPass: Recognizer.FinalPass
+    /// Seconds of the first utterance held back to measure its cepstral mean (single pass).
+    let cmnLookahead: Double
+    /// Limits of the cheaper search whose first words a session's first utterance shows
+    /// while its held audio is decoded in full (see `UtteranceDecoder`); nil: none.
+    let previewLimits: PocketSphinxDecoder.Limits?
+    /// Assistant mode: the wake word, its detection threshold, the command timeout.
+    let wake: (phrase: String, threshold: Double, timeout: Double)?
+
+    /// Reads and checks `p` (errors name the parameter).
+    init(_ p: ResolvedParameters) throws(GraphError) {
+        nodeId = p.nodeId
+        hmm = p.text("hmm")
+        dict = p.text("dict")
+        vocabularyPath = p.string("vocabulary")
+        let grammar = p.string("grammar"), keyphrase = p.string("keyphrase")
+        if grammar != nil && keyphrase != nil {
+            throw p.error("keyphrase", "give either a grammar or a keyphrase, not both")
+        }
+        if let w = p.string("wake-word") {
+            let phrase = w.lowercased().split(separator: " ").joined(separator: " ")
+            guard !phrase.isEmpty else { throw p.error("wake-word", "expected a phrase, got an empty string") }
+            if keyphrase != nil {
+                throw p.error("wake-word", "a wake word is followed by a command: give a grammar or a language model, not a keyphrase")
+            }
+            wake = (phrase, p.number("threshold"), p.number("command-timeout"))
+        } else {
+            wake = nil
+        }
+        func mustExist(_ path: String, _ param: String, directory: Bool = false) throws(GraphError) {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue == directory else {
+                throw p.error(param, "\(path): no such \(directory ? "model directory" : "file")",
+                              suggestion: param == "grammar" || param == "vocabulary" ? nil : "install Debian's pocketsphinx-en-us or point \(param) at a model")
+            }
+        }
+        try mustExist(hmm, "hmm", directory: true)
+        try mustExist(hmm + "/mdef", "hmm")
+        try mustExist(dict, "dict")
+        if let vocabularyPath { try mustExist(vocabularyPath, "vocabulary") }
+        if let grammar {
+            try mustExist(grammar, "grammar")
+            search = .grammar(grammar)
+        } else if let keyphrase {
+            guard !keyphrase.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw p.error("keyphrase", "expected a phrase, got an empty string")
+            }
+            search = .keyphrase(keyphrase.lowercased(), threshold: p.number("threshold"))
+        } else {
+            let lm = p.text("lm")
+            try mustExist(lm, "lm")
+            search = .languageModel(lm)
+        }
+        partialFrames = Int(p.number("partials") * 16000)
+        alternatives = p.integer("alternatives")
+        continuous = p.bool("continuous")
+        limits = .init(hmms: p.integer("max-hmms"), wordExits: p.integer("max-word-exits"), secondPass: p.bool("second-pass"))
+        finalPass = p.choice("final")
+        cmnLookahead = p.number("cmn-lookahead")
+        let previewHMMs = p.integer("preview-hmms")
+        let previews = finalPass == .live && cmnLookahead > 0 && partialFrames > 0 && previewHMMs > 0
+        previewLimits = previews ? .init(hmms: previewHMMs, wordExits: limits.wordExits) : nil
+    }
+
+    /// What a decoder of these settings is kept under when models are kept loaded
+    /// (``SpeechModel/keepsLoadedModels``); nil when it is not kept (assistant mode: the
+    /// wake-word spotter is a second decoder tied to this one).
+    var reuseKey: String? {
+        guard LoadedDecoders.shared.keeping, wake == nil else { return nil }
+        let searchText: String, files: [String]
+        switch search {
+        case .languageModel(let lm): (searchText, files) = ("lm", [lm])
+        case .grammar(let g): (searchText, files) = ("jsgf", [g])
+        case .keyphrase(let k, let t): (searchText, files) = ("kws \(k) \(t)", [])
+        }
+        return LoadedDecoders.key(
+            [hmm, searchText, "\(limits.hmms)/\(limits.wordExits)\(limits.secondPass ? "" : "/1")", finalPass.rawValue,
+             previewLimits.map { "\($0.hmms)/\($0.wordExits)" } ?? "-"],
+            files: [hmm + "/mdef", hmm + "/means", dict] + files + (vocabularyPath.map { [$0] } ?? []))
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+@testable import AudioGraphCore
+
+/// A node working behind the audio that finishes `delay` seconds after its input has ended
+/// (a decoder's last final pass), reporting its progress through the audio as it goes.
+final class LateFinisher: AudioNode, @unchecked Sendable {
+    static let descriptor = NodeDescriptor(
+        type: "late-finisher", summary: "Works behind the audio and finishes late (tests).", role: .sink,
+        parameters: [ParameterSpec("delay", .number(0...1), default: 0, unit: "s", help: "how late")],
+        make: { p throws(GraphError) in LateFinisher(delay: p.number("delay")) })
+    let delay: Double
+    private var through = -Double.infinity
+    private var endedAt: Double?
+    init(delay: Double) { self.delay = delay }
+    var worksBehind: Bool { true }
+    func process(_ io: inout ProcessIO) -> FlowStatus {
+        let input = io.inputs[0]
+        through = max(through, input.time + Double(input.frameLength) / input.format.sampleRate)
+        if io.inputsEnded && endedAt == nil { endedAt = monotonicSeconds() }
+        return io.inputsEnded ? .endOfStream : .ok
+    }
+    func takeStreamEvents(nodeId: String) -> StreamEvents? {
+        guard let endedAt else { return StreamEvents([], through: through) }
+        return StreamEvents([], through: monotonicSeconds() - endedAt >= delay ? .infinity : through)
+    }
+}
+
+/// A source that answers what the graph hears, as a speech-synth does: silence until every
+/// event about the input has been delivered (`othersFinished`), then its end; it reports how
+/// many frames it played as a `level` event's rms (tests only).
+final class AnswerUntilHeard: AudioNode {
+    static let descriptor = NodeDescriptor(
+        type: "answer-until-heard", summary: "Plays until what was heard is delivered (tests).", role: .source,
+        make: { _ throws(GraphError) in AnswerUntilHeard() })
+    var n = 0
+    var observesEvents: Bool { true }
+    func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] {
+        [StreamFormat(sampleRate: 16000, channelCount: 1)]
+    }
+    func process(_ io: inout ProcessIO) -> FlowStatus {
+        if io.othersFinished {
+            io.emit(NodeEvent(.level, t: Double(n) / 16000, values: (Double(n), 0, 0, 0)))
+            return .endOfStream
+        }
+        let k = io.requestedFrames
+        io.outputs[0].channel(0).update(repeating: 0, count: k)
+        io.outputs[0].frameLength = k
+        n += k
+        return .ok
+    }
+}
+
+/// File input: how much an answering source plays after the input has ended does not depend
+/// on how long the nodes behind the audio take to finish (it did: up to the lockstep slack
+/// more, so an offline assistant's answers file was 0.13 s longer when the machine was idle).
+@Suite struct AnswerTailTests {
+    var registry: NodeRegistry {
+        var r = NodeRegistry.testing
+        r.register(LateFinisher.descriptor)
+        r.register(AnswerUntilHeard.descriptor)
+        return r
+    }
+
+    func played(finishingLate delay: Double) async throws -> Double {
+        var g = GraphDescription(name: "tail")
+        g.addNode("src", type: "ramp", ["frames": 16000])
+        g.addNode("behind", type: "late-finisher", ["delay": .number(delay)])
+        g.addNode("answer", type: "answer-until-heard")
+        g.addNode("out", type: "null-sink")
+        g.connect("src", to: "behind")
+        g.connect("answer", to: "out")
+        let (r, reason) = try await run(g, registry: registry)
+        #expect(reason == .endOfInput)
+        let frames = r.allEvents.compactMap { if case .level("answer", _, let n, _) = $0 { n } else { nil } }
+        return try #require(frames.first)
+    }
+
+    @Test func theAnswerEndsAtTheSameFrameWhateverTheDecodersPace() async throws {
+        let prompt = try await played(finishingLate: 0)
+        let late = try await played(finishingLate: 0.3)
+        #expect(prompt == late, "frames played: \(prompt) when the node behind finished at once, \(late) when 0.3 s late")
+        #expect(prompt >= 16000, "it plays at least as long as the input")
+    }
+}
