@@ -2,7 +2,7 @@ import AudioGraphCore
 
 /// What an assistant graph reports beyond audio and recognition (CONTRACT.md's `wake`,
 /// `assistant`, `earcon` and `barge-in` events), as ``EngineEvent/custom(node:event:)``
-/// carries it; read with ``AudioGraphCore/EngineEvent/conversation``:
+/// carries it; read with ``EngineEvent/conversation``:
 ///
 ///     if let (node, .wake(phrase, t)) = event.conversation { ... }
 public enum ConversationEvent: CustomEvent, Equatable {
