@@ -43,16 +43,7 @@ final class ByteChannel: @unchecked Sendable {
     func write(_ data: Data) -> Bool {
         writeLock.withLock { failed in
             if failed { return false }
-            var done = 0
-            let ok = data.withUnsafeBytes { raw -> Bool in
-                while done < raw.count {
-                    let n = Foundation.write(output, raw.baseAddress! + done, raw.count - done)
-                    if n < 0 && errno == EINTR { continue }
-                    if n <= 0 { return false }
-                    done += n
-                }
-                return true
-            }
+            let ok = data.withUnsafeBytes { writeFully(output, $0) }
             if !ok { failed = true }
             return ok
         }

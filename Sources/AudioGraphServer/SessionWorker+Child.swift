@@ -20,7 +20,7 @@ extension SessionWorker {
     public static func runChild(graphs folder: String, settings: [String], warm: String?) -> Never {
         @Sendable func write(_ line: String) {
             let bytes = Array((line + "\n").utf8)
-            _ = bytes.withUnsafeBytes { writeAll(1, $0) }
+            _ = bytes.withUnsafeBytes { writeFully(1, $0) }
         }
         @Sendable func emit(_ line: String) {
             childOutput.withLock { held in

@@ -74,7 +74,7 @@ public final class SessionWorker: @unchecked Sendable {
         let lines = LineReader(fd: fromWorker)
         var start = try JSONEncoder().encode(Start(options: options, rate: rate, channels: channels, width: width))
         start.append(0x0A)
-        let sent = start.withUnsafeBytes { Self.writeAll(toWorker, $0) }
+        let sent = start.withUnsafeBytes { writeFully(toWorker, $0) }
         guard sent, let first = lines.next(), let reply = try? JSONDecoder().decode(Reply.self, from: Data(first.utf8)), reply.started
         else {
             closeInput()
@@ -129,9 +129,11 @@ public final class SessionWorker: @unchecked Sendable {
     func send(_ kind: Message, _ payload: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)) -> Bool {
         writing.withLock { open in
             guard open else { return false }
-            var header = [kind.rawValue, 0, 0, 0, 0]
-            withUnsafeBytes(of: UInt32(payload.count).littleEndian) { for k in 0..<4 { header[1 + k] = $0[k] } }
-            let ok = header.withUnsafeBytes { Self.writeAll(toWorker, $0) } && (payload.isEmpty || Self.writeAll(toWorker, payload))
+            // The record's header (kind, little-endian length) on the stack: no allocation per message.
+            let n = UInt32(payload.count)
+            var header = (kind.rawValue, UInt8(truncatingIfNeeded: n), UInt8(truncatingIfNeeded: n >> 8),
+                          UInt8(truncatingIfNeeded: n >> 16), UInt8(truncatingIfNeeded: n >> 24))
+            let ok = withUnsafeBytes(of: &header) { writeFully(toWorker, $0) } && (payload.isEmpty || writeFully(toWorker, payload))
             if !ok { open = false; close(toWorker) }
             return ok
         }
@@ -206,16 +208,6 @@ public final class SessionWorker: @unchecked Sendable {
         return signal != 0 ? "killed by signal \(signal)" : "exit status \((status >> 8) & 0xff)"
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let n = write(fd, bytes.baseAddress! + done, bytes.count - done)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return false }
-            done += n
-        }
-        return true
-    }
 }
 
 /// Lines from a file descriptor, read as they come.

@@ -73,6 +73,8 @@ final class AnswerUntilHeard: AudioNode {
         g.connect("answer", to: "out")
         let (r, reason) = try await run(g, registry: registry)
         #expect(reason == .endOfInput)
+        let warnings = r.allEvents.compactMap { if case .warning(_, let m) = $0 { m } else { nil } }
+        #expect(warnings.isEmpty, "the wait for delivery was given up: \(warnings)")
         let frames = r.allEvents.compactMap { if case .level("answer", _, let n, _) = $0 { n } else { nil } }
         return try #require(frames.first)
     }

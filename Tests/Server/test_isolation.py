@@ -115,6 +115,17 @@ def test_isolated_sessions_speak_every_protocol_and_refuse_unknown_graphs(speech
         for k in range(5):
             e = asyncio.run(unknown(f"nope{k}"))
             assert e["type"] == "error" and e["code"] == "bad-request" and "unknown graph" in e["message"], e
+        # A grammar that does not compile, in the session's process: one error naming it, and
+        # the connection goes on.
+        async def bad_grammar():
+            async with websockets.connect(f"ws://127.0.0.1:{s.http_port}/audiograph") as ws:
+                await ws.send(json.dumps({"type": "start", "graph": "command", "grammar": "this is not jsgf"}))
+                first = json.loads(await ws.recv())
+                await ws.send(json.dumps({"type": "speak", "text": "still here"}))
+                return first, json.loads(await ws.recv())
+        e, after = asyncio.run(asyncio.wait_for(bad_grammar(), 30))
+        assert e["type"] == "error" and e["code"] == "session" and "grammar" in e["message"], e
+        assert after["type"] == "speak-start", after
         # One spare a served graph at most (command, dictation, transcribe, wakeword), none for the names.
         assert len(session_processes(s.proc.pid)) <= 4, session_processes(s.proc.pid)
         assert not session_processes(s.proc.pid, b"nope")

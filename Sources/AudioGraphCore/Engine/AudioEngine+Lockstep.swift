@@ -28,11 +28,15 @@ extension AudioEngine {
     /// delivered, sleeping on the delivery thread's signal; returns on stop/cancel, or after
     /// `lockstepPatience` without progress (counted), and then does not wait again until
     /// delivery has moved on (a stopped node costs one patience, not one per block).
-    ///
-    /// `laggingPast`: also until the nodes working behind the audio have reported past that
-    /// stream time (the end of what the graph heard: they have finished with it).
-    func awaitDelivery(before t: Double, given: Double, laggingPast: Double = -.infinity) {
-        let target = min(t - Self.lockstepSlack, given)
+    func awaitDelivery(before t: Double, given: Double) {
+        awaitDelivery(through: min(t - Self.lockstepSlack, given))
+    }
+
+    /// Waits (file input only) until events up to `target` are delivered and, with
+    /// `laggingPast`, until the nodes working behind the audio have reported past that stream
+    /// time (the end of what the graph heard: they have finished with it); gives up as
+    /// ``awaitDelivery(before:given:)`` does.
+    func awaitDelivery(through target: Double, laggingPast: Double = -.infinity) {
         // Nothing was decided before the stream began.
         guard target > 0 else { return }
         var last = Double(bitPattern: deliveredThrough.load(ordering: .acquiring))

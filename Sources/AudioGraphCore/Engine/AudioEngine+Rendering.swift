@@ -45,8 +45,7 @@ extension AudioEngine {
                     // The input has ended: before the answering source's next block, every
                     // event about it and about what was rendered since, delivered (how much it
                     // plays after the input then does not depend on the decoder's speed).
-                    let rendered = plan.streamSeconds
-                    awaitDelivery(before: rendered + Self.lockstepSlack, given: .infinity, laggingPast: end + 1e-6)
+                    awaitDelivery(through: plan.streamSeconds, laggingPast: end + 1e-6)
                 } else {
                     awaitDelivery(before: plan.streamSeconds, given: plan.givenThrough)
                 }
