@@ -16,6 +16,9 @@ public enum ConversationEvent: CustomEvent, Equatable {
     /// A speech-synth with `barge-in` stopped its answer because the user's speech began at
     /// stream time `t`; a recognizer connected to its `barge-in` takes that speech as a command.
     case bargeIn(t: Double)
+    /// An `echo-canceller` measured that what the graph plays comes back `delay` seconds later
+    /// (from stream time `t` on) and aligned its reference with it.
+    case echoDelay(delay: Double, t: Double)
 }
 
 extension EngineEvent {

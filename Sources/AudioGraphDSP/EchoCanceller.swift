@@ -1,3 +1,4 @@
+import AudioGraphConversation
 import AudioGraphCore
 import CSpeexDSP
 
@@ -13,7 +14,11 @@ import CSpeexDSP
 /// reduction): the output lags the microphone by one frame. The reference may be
 /// delayed by `delay` before the filter (the playback path's latency, when it is longer than
 /// the filter's tail); within `filter` seconds the filter finds the echo's delay and shape
-/// by itself, and follows them as they change. Missing reference (nothing played) is silence.
+/// by itself, and follows them as they change. With `align` the node measures the echo's delay
+/// from the two signals (``EchoDelayEstimator``: up to `max-delay`) and delays the reference
+/// so that the echo falls at the start of the tail, following it when the sound server's
+/// latencies change; each delay it takes is an `echo-delay` event. Missing reference
+/// (nothing played) is silence.
 /// Render thread only: nothing allocated per block.
 public final class EchoCanceller: AudioNode {
     /// The `echo-canceller` node type.
@@ -27,11 +32,21 @@ public final class EchoCanceller: AudioNode {
             ParameterSpec("suppression", .bool, default: true, help: "suppress the echo left after the filter (speexdsp's preprocessor)"),
             ParameterSpec("noise-suppression", .number(-60...0), default: 0, unit: "dB", help: "noise suppression (0: off; -15 typical)"),
             ParameterSpec("gain-control", .bool, default: false, help: "automatic gain control"),
+            ParameterSpec("align", .bool, default: true,
+                          help: "measure how late the echo comes back (cross-correlation of the two inputs) and delay the reference to match, following changes; reported as echo-delay events"),
+            ParameterSpec("max-delay", .number(0.1...2), default: 1, unit: "s", help: "with align: the longest echo delay looked for"),
         ],
         inputs: .fixed(2),
         make: { p throws(GraphError) in EchoCanceller(p) })
 
     let tail: Double, delay: Double, suppression: Bool, noiseSuppression: Int, gainControl: Bool
+    let align: Bool, maxDelay: Double
+    /// With `align`: the echo's delay, measured; the reference's delay in force (samples).
+    private var estimator: EchoDelayEstimator?
+    private var appliedDelay = 0
+    private var reportedDelay = false
+    private var rate = 16000.0
+    static let echoDelayKind = NodeEvent.Kind(rawValue: 1300)
     private var echo: OpaquePointer?
     private var preprocess: OpaquePointer?
     private var frame = 160
@@ -48,6 +63,8 @@ public final class EchoCanceller: AudioNode {
         suppression = p.bool("suppression")
         noiseSuppression = Int(p.number("noise-suppression"))
         gainControl = p.bool("gain-control")
+        align = p.bool("align")
+        maxDelay = p.number("max-delay")
     }
 
     deinit { release() }
@@ -94,8 +111,12 @@ public final class EchoCanceller: AudioNode {
         }
         let block = context.maxFrames
         let delayFrames = Int(delay * Double(rate))
+        self.rate = Double(rate)
+        appliedDelay = delayFrames
+        reportedDelay = false
+        estimator = align ? EchoDelayEstimator(rate: Double(rate), maxSeconds: maxDelay) : nil
         micFIFO = SampleFIFO(capacity: block + 2 * frame)
-        refFIFO = SampleFIFO(capacity: block * 4 + delayFrames + 2 * frame)
+        refFIFO = SampleFIFO(capacity: block * 4 + max(delayFrames, Int(maxDelay * Double(rate))) + 2 * frame)
         outFIFO = SampleFIFO(capacity: block + 3 * frame)
         refFIFO.push(zeros: delayFrames)
         outFIFO.push(zeros: frame)  // the one frame the output lags
@@ -107,6 +128,7 @@ public final class EchoCanceller: AudioNode {
     public func process(_ io: inout ProcessIO) -> FlowStatus {
         let mic = io.inputs[0], ref = io.inputs[1], out = io.outputs[0]
         let n = mic.frameLength
+        if estimator != nil { follow(mic, ref, &io) }
         micFIFO.push(mic.channel(0), count: n)
         refFIFO.push(ref.channel(0), count: min(ref.frameLength, refFIFO.space))
         if refFIFO.count < micFIFO.count { refFIFO.push(zeros: micFIFO.count - refFIFO.count) }  // nothing played
@@ -133,6 +155,40 @@ public final class EchoCanceller: AudioNode {
 
     public func reset() {
         if let echo { speex_echo_state_reset(echo) }
+    }
+
+    /// Feeds the block to the delay estimator; takes a new delay it finds (the reference's
+    /// queue grows or drops the difference, the filter starts over) and reports it.
+    private func follow(_ mic: AudioBuffer, _ ref: AudioBuffer, _ io: inout ProcessIO) {
+        let m = mic.channel(0), r = ref.channel(0), refCount = ref.frameLength
+        for i in 0..<mic.frameLength {
+            guard let found = estimator?.add(mic: m[i], ref: i < refCount ? r[i] : 0) else { continue }
+            // Where the filter has it now: kept while it lies in the first three quarters of
+            // the tail (a converged filter is not thrown away for a few milliseconds).
+            let within = found * rate - Double(appliedDelay)
+            if within >= 0 && within <= 0.75 * tail * rate {
+                // Reported once: the delay the filter works with.
+                if !reportedDelay { _ = io.emit(NodeEvent(Self.echoDelayKind, t: mic.time + Double(i) / rate, values: (found, 0, 0, 0))) }
+                reportedDelay = true
+                continue
+            }
+            // Else the echo at the start of the filter's tail, with room for what leads it.
+            let target = max(0, Int((found - min(0.05, tail / 4)) * rate))
+            if target > appliedDelay {
+                refFIFO.push(zeros: target - appliedDelay)
+            } else {
+                refFIFO.drop(appliedDelay - target)
+            }
+            appliedDelay = target
+            if let echo { speex_echo_state_reset(echo) }
+            _ = io.emit(NodeEvent(Self.echoDelayKind, t: mic.time + Double(i) / rate, values: (found, 0, 0, 0)))
+            reportedDelay = true
+        }
+    }
+
+    public func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
+        guard raw.kind == Self.echoDelayKind else { return raw.standardEvent(nodeId: nodeId) }
+        return .conversation(nodeId, .echoDelay(delay: raw.values.0, t: raw.t))
     }
 }
 
@@ -161,6 +217,13 @@ struct SampleFIFO {
     private mutating func append(_ v: Int16) {
         storage[(head + count) % storage.count] = v
         count += 1
+    }
+
+    /// Drops the `n` oldest samples (or all there are).
+    mutating func drop(_ n: Int) {
+        let k = min(n, count)
+        head = (head + k) % storage.count
+        count -= k
     }
 
     mutating func pop(into frame: inout [Int16]) {

@@ -104,6 +104,8 @@ final class EventPrinter: Sendable {
                 info(String(format: "%8.3f s  -- %@", t, state.rawValue + (reason.map { " (\($0.rawValue))" } ?? "")))
             case let (node, .bargeIn(t))?:
                 info(String(format: "%8.3f s  %@  interrupted by the user", t, node))
+            case let (node, .echoDelay(delay, t))?:
+                info(String(format: "%8.3f s  %@  echo comes back %.0f ms late", t, node, delay * 1000))
             case (_, .earcon)?, nil:
                 break
             }

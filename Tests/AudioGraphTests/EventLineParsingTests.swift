@@ -28,6 +28,7 @@ import Testing
         .assistant(node: "asr", state: .waitingForWakeWord, reason: .understood, t: 3),
         .bargeIn(node: "tts", t: 2.5),
         .earcon(node: "tone", name: "listening", t: 1.2),
+        .conversation("aec", .echoDelay(delay: 0.3125, t: 2.5)),
         .overrun(node: "asr", lost: 281),
         .underrun(node: "out", count: 2, frames: 960),
         .error(EngineError(.recognizer, "the session's process ended (killed by signal 11)")),

@@ -24,8 +24,9 @@ import Testing
         return d.withUnsafeBytes { b in (0..<(d.count / 2)).map { Float(Int16(littleEndian: b.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self))) / 32768 } }
     }
 
-    /// Runs mic + reference through the canceller; the output file.
-    static func cancel(mic: URL, ref: URL, in dir: URL, params: String = "") throws -> URL {
+    /// Runs mic + reference through the canceller; the output file (and, with `events`, the
+    /// run's --json lines).
+    static func cancel(mic: URL, ref: URL, in dir: URL, params: String = "", events: UnsafeMutablePointer<[String]>? = nil) throws -> URL {
         let out = dir.appendingPathComponent("out.wav")
         let graph = dir.appendingPathComponent("aec.json")
         try """
@@ -36,9 +37,69 @@ import Testing
           {"id": "out", "type": "wav-sink", "params": {"path": "\(out.path)"}}],
          "connections": [{"from": "mic", "to": "aec:0"}, {"from": "ref", "to": "aec:1"}, {"from": "aec", "to": "out"}]}
         """.write(to: graph, atomically: true, encoding: .utf8)
-        let r = try CLI.run(["run", graph.path])
+        let r = try CLI.run(["run", graph.path, "--json"])
         #expect(r.status == 0, "\(r.stderr)")
+        events?.pointee = r.stdoutLines
         return out
+    }
+
+    /// Echo return loss enhancement from `from` seconds on, over the 0.1 s windows where the
+    /// echo is loud (within 30 dB of its peak window): energy in over energy out, in dB.
+    static func erle(mic: URL, out: URL, from: Double) throws -> Double {
+        let m = try samples(mic), o = try samples(out)
+        var inE = 0.0, outE = 0.0
+        let w = 1600
+        let energies = stride(from: 0, to: min(m.count, o.count) - w, by: w).map { s in (m[s..<s + w].reduce(0.0) { $0 + Double($1 * $1) }, s) }
+        let peak = energies.map(\.0).max() ?? 0
+        for (e, s) in energies where Double(s) >= from * 16000 && e > peak * 1e-3 {
+            inE += e
+            outE += o[s..<s + w].reduce(0.0) { $0 + Double($1 * $1) }
+        }
+        return 10 * log10(inE / max(outE, 1e-12))
+    }
+
+    /// The delays of the run's `echo-delay` events, with their stream times.
+    static func delays(_ lines: [String]) -> [(delay: Double, t: Double)] {
+        lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["type"] as? String == "echo-delay" }
+            .compactMap { e in (e["delay"] as? Double).flatMap { d in (e["t"] as? Double).map { (d, $0) } } }
+    }
+
+    /// A playback path longer than the filter's tail (0.4 s: a server's buffers, a loopback):
+    /// found from the signals, the reference is delayed to match, and the echo goes.
+    @Test(.flite) func anEchoLaterThanTheFilterIsFoundAndCancelled() throws {
+        let dir = CLI.tempDir()
+        let ref = try Self.speech(Self.answer)
+        let mic = dir.appendingPathComponent("mic.wav")
+        try Self.sox([ref.path, mic.path, "pad", "0.4", "0", "reverb", "40", "50", "30", "gain", "-6"])
+        var lines: [String] = []
+        let out = try Self.cancel(mic: mic, ref: ref, in: dir, events: &lines)
+        let found = Self.delays(lines)
+        #expect(found.count == 1 && abs(found[0].delay - 0.4) < 0.002 && found[0].t < 1.5, "\(found)")
+        let erle = try Self.erle(mic: mic, out: out, from: 3)
+        let unaligned = try Self.erle(mic: mic, out: try Self.cancel(mic: mic, ref: ref, in: dir, params: #", "params": {"align": false}"#), from: 3)
+        print("echo-canceller, echo 0.4 s late: ERLE \(String(format: "%.1f", erle)) dB after 3 s (\(String(format: "%.1f", unaligned)) dB unaligned)")
+        #expect(erle >= 25 && unaligned < 10, "aligned \(erle) dB, unaligned \(unaligned) dB")
+    }
+
+    /// The server's latency changes mid-answer (0.1 s, then 0.3 s from 5 s on): the node
+    /// follows, says so, and cancels again.
+    @Test(.flite) func aDelayThatChangesIsFollowed() throws {
+        let dir = CLI.tempDir()
+        let ref = try Self.speech(Self.answer)
+        let early = dir.appendingPathComponent("early.wav"), late = dir.appendingPathComponent("late.wav")
+        try Self.sox([ref.path, early.path, "pad", "0.1", "0", "reverb", "40", "50", "30", "gain", "-6", "trim", "0", "5"])
+        try Self.sox([ref.path, late.path, "pad", "0.3", "0", "reverb", "40", "50", "30", "gain", "-6", "trim", "5"])
+        let mic = dir.appendingPathComponent("mic.wav")
+        try Self.sox([early.path, late.path, mic.path])
+        var lines: [String] = []
+        let out = try Self.cancel(mic: mic, ref: ref, in: dir, events: &lines)
+        let found = Self.delays(lines)
+        #expect(found.count == 2 && abs(found[0].delay - 0.1) < 0.002 && abs(found[1].delay - 0.3) < 0.002
+                && found[1].t > 5 && found[1].t < 6.5, "\(found)")
+        let erle = try Self.erle(mic: mic, out: out, from: 7.5)
+        print("echo-canceller, echo 0.1 then 0.3 s late: ERLE \(String(format: "%.1f", erle)) dB from 7.5 s")
+        #expect(erle >= 25, "ERLE \(erle) dB after the change")
     }
 
     /// flite saying `text`, 16 kHz mono.

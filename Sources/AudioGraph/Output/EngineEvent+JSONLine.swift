@@ -47,6 +47,7 @@ extension EngineEvent {
             self = .assistant(node: node, state: state, reason: (m["reason"] as? String).flatMap(AssistantState.Reason.init(rawValue:)), t: d("t"))
         case "barge-in": self = .bargeIn(node: node, t: d("t"))
         case "earcon": self = .earcon(node: node, name: s("name"), t: d("t"))
+        case "echo-delay": self = .conversation(node, .echoDelay(delay: d("delay"), t: d("t")))
         case "overrun": self = .overrun(node: node, lost: i("lost"))
         case "underrun": self = .underrun(node: node, count: i("count"), frames: i("frames"))
         case "error":

@@ -106,6 +106,8 @@ extension EngineEvent {
                 j.add("type", "barge-in"); j.add("node", node); j.add("t", t)
             case .earcon(let name, let t)?:
                 j.add("type", "earcon"); j.add("node", node); j.add("name", name); j.add("t", t)
+            case .echoDelay(let delay, let t)?:
+                j.add("type", "echo-delay"); j.add("node", node); j.add("delay", delay); j.add("t", t)
             case nil:
                 // A node module's own kind: its Swift type's name, so a line is still written.
                 j.add("type", "custom"); j.add("node", node); j.add("kind", String(describing: type(of: e.base)))

@@ -1,0 +1,115 @@
+import Foundation
+
+/// Finds how late what the graph plays comes back into the microphone: the lag of the
+/// strongest peak of the two signals' phase-transform cross-correlation (GCC-PHAT), at 8 kHz,
+/// over the last half second of microphone against the reference up to `maxLag` earlier.
+///
+/// An echo canceller's filter covers a fixed tail (0.25 s); a playback path's latency (the
+/// sound server's buffers, a loopback, a Bluetooth speaker) can be longer, and changes when the
+/// server's latencies do. With this, the reference is delayed so that the echo falls at the
+/// start of the filter's tail, and follows the delay as it moves. An estimate counts only when
+/// both signals carry sound, the peak stands well above the correlation's floor, and the
+/// next estimate agrees with it (within 1 ms).
+///
+/// Feed it every sample (`add`), render thread; every `hop` it may return a new delay.
+/// Allocation-free once made; two forward FFTs and one inverse of 16384 points every 0.25 s.
+struct EchoDelayEstimator {
+    /// Samples of the node's rate per 8 kHz sample (boxcar-averaged down).
+    let decimation: Int
+    let window = 4000  // 0.5 s at 8 kHz
+    let maxLag: Int
+    let hop = 2000  // 0.25 s
+    private var ref: [Float], mic: [Float]
+    private var refHead = 0, micHead = 0, filled = 0, sinceEstimate = 0
+    private var refSum: Float = 0, micSum: Float = 0, phase = 0
+    private let a: RealFFT, b: RealFFT
+    /// The last estimate not yet confirmed (8 kHz samples), and the delay in force.
+    private var candidate: Int?
+    private(set) var delay: Int?
+
+    /// For a node at `rate` Hz, lags up to `maxSeconds`.
+    init?(rate: Double, maxSeconds: Double) {
+        decimation = max(1, Int((rate / 8000).rounded()))
+        maxLag = Int(maxSeconds * 8000)
+        ref = [Float](repeating: 0, count: window + maxLag)
+        mic = [Float](repeating: 0, count: window)
+        var n = 1
+        while n < window + maxLag { n *= 2 }
+        guard let a = RealFFT(size: n), let b = RealFFT(size: n) else { return nil }
+        self.a = a
+        self.b = b
+    }
+
+    /// Takes one sample of each at the node's rate; the delay in seconds each time an
+    /// estimate is confirmed (the next one agrees within 1 ms), else nil.
+    mutating func add(mic m: Float, ref r: Float) -> Double? {
+        micSum += m
+        refSum += r
+        phase += 1
+        guard phase == decimation else { return nil }
+        let scale = 1 / Float(decimation)
+        ref[refHead] = refSum * scale
+        mic[micHead] = micSum * scale
+        refHead = (refHead + 1) % ref.count
+        micHead = (micHead + 1) % mic.count
+        refSum = 0
+        micSum = 0
+        phase = 0
+        filled = min(filled + 1, ref.count)
+        sinceEstimate += 1
+        // From the first half second on (the reference's older history is silence until filled).
+        guard filled >= window, sinceEstimate >= hop else { return nil }
+        sinceEstimate = 0
+        guard let lag = estimate() else {
+            candidate = nil
+            return nil
+        }
+        defer { candidate = lag }
+        guard let c = candidate, abs(c - lag) <= 8 else { return nil }
+        delay = lag
+        return Double(lag) / 8000
+    }
+
+    /// The lag (8 kHz samples) of a clear correlation peak over the current windows, or nil.
+    private mutating func estimate() -> Int? {
+        let n = a.size
+        var refEnergy: Float = 0, micEnergy: Float = 0
+        // Oldest first: mic[0..<window) is the last half second, ref the same plus maxLag before.
+        for i in 0..<window {
+            let v = mic[(micHead + i) % window]
+            a.input[i] = v
+            micEnergy += v * v
+        }
+        for i in window..<n { a.input[i] = 0 }
+        for i in 0..<ref.count {
+            let v = ref[(refHead + i) % ref.count]
+            b.input[i] = v
+            refEnergy += v * v
+        }
+        for i in ref.count..<n { b.input[i] = 0 }
+        // Both must carry sound: about -50 dBFS RMS or more.
+        guard micEnergy / Float(window) > 1e-5, refEnergy / Float(ref.count) > 1e-5 else { return nil }
+        a.transform()
+        b.transform()
+        // conj(M) · R, phase only, into b's spectrum; back into b.input.
+        for k in 0...(n / 2) {
+            let mr = a.output[2 * k], mi = -a.output[2 * k + 1]
+            let rr = b.output[2 * k], ri = b.output[2 * k + 1]
+            let re = mr * rr - mi * ri, im = mr * ri + mi * rr
+            let mag = (re * re + im * im).squareRoot() + 1e-12
+            b.output[2 * k] = re / mag
+            b.output[2 * k + 1] = im / mag
+        }
+        b.inverse()
+        // b.input[k] = Σ m[i] r[i + k]: the echo `maxLag - k` samples after the reference.
+        var best = 0, peak: Float = -.infinity, sum: Float = 0
+        for k in 0...maxLag {
+            let v = b.input[k]
+            sum += abs(v)
+            if v > peak { peak = v; best = k }
+        }
+        let floor = sum / Float(maxLag + 1)
+        guard peak > 10 * floor else { return nil }
+        return maxLag - best
+    }
+}
