@@ -150,7 +150,9 @@ public final class EchoCanceller: AudioNode {
         let m = min(n, outFIFO.count)
         outFIFO.pop(into: out.channel(0), count: m)
         out.frameLength = m
-        return .ok
+        // The microphone has ended: so has the node (a reference alone is nothing to cancel;
+        // the last frame, 20 ms, stays in the filter).
+        return io.inputEnded[0] ? .endOfStream : .ok
     }
 
     public func reset() {

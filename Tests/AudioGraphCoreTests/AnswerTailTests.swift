@@ -79,6 +79,25 @@ final class AnswerUntilHeard: AudioNode {
         return try #require(frames.first)
     }
 
+    /// A node behind the audio that never finishes (a decoder that hung) would keep the
+    /// answering side playing silence forever: after the lockstep patience it ends, with the
+    /// warning.
+    @Test func aNodeThatNeverFinishesDoesNotKeepTheAnswerGoingForever() async throws {
+        var g = GraphDescription(name: "tail")
+        g.addNode("src", type: "ramp", ["frames": 16000])
+        g.addNode("behind", type: "late-finisher", ["delay": 1])
+        g.addNode("answer", type: "answer-until-heard")
+        g.addNode("out", type: "null-sink")
+        g.connect("src", to: "behind")
+        g.connect("answer", to: "out")
+        var options = AudioEngine.Options()
+        options.lockstepPatience = 0.1
+        let (r, reason) = try await run(g, registry: registry, options: options)
+        #expect(reason == .endOfInput)
+        let warnings = r.allEvents.compactMap { if case .warning(_, let m) = $0 { m } else { nil } }
+        #expect(warnings.count == 1 && warnings[0].contains("delivery made no progress"), "\(warnings)")
+    }
+
     @Test func theAnswerEndsAtTheSameFrameWhateverTheDecodersPace() async throws {
         let prompt = try await played(finishingLate: 0)
         let late = try await played(finishingLate: 0.3)

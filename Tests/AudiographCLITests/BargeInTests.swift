@@ -46,6 +46,24 @@ import Testing
         #expect(again.stdout == r.stdout)
     }
 
+    /// `assistant-barge-in.json`: the canceller in the capture path, the answer as its
+    /// reference. Offline there is no echo, so the graph must behave as the plain assistant
+    /// with barge-in does, and end when the input does (the answer feeds the canceller: the
+    /// canceller ends with the microphone, not with the reference).
+    @Test(.flite) func theGraphWithTheCancellerIsInterruptedAndEnds() throws {
+        let user = try #require(Flite.script([("hello computer", 1.5), ("find japanese restaurants nearby", 1.5),
+                                              ("go forward ten meters", 5)]))
+        let answers = CLI.tempDir().appendingPathComponent("answers.wav")
+        let r = try CLI.run(["run", "Graphs/assistant-barge-in.json", "--source", user.path, "--sink", answers.path, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let es = Self.events(r)
+        let finals = Self.of(es, "final").compactMap { $0["text"] as? String }
+        #expect(finals.count == 2 && finals[0].hasSuffix("japanese restaurants nearby") && finals[1] == "go forward ten meters",
+                "\(Self.story(es))")
+        #expect(Self.of(es, "barge-in").count == 1 && Self.of(es, "warning").isEmpty, "\(Self.story(es))")
+        #expect(Self.of(es, "end").first?["reason"] as? String == "end-of-input")
+    }
+
     /// "hello computer", a breath, then the command, over the answer: a new wake-up, and the
     /// command is the utterance after it.
     @Test(.flite) func theWakeWordOverTheAnswerStartsANewCommand() throws {

@@ -51,16 +51,19 @@ package final class RenderPlan {
         // A live input sets the pace (a speech-synth beside a microphone follows it).
         let live = Set(graph.nodes.filter { $0.descriptor.isLive }.map(\.id))
         clock = steps.first { $0.role == .source && live.contains($0.id) } ?? steps.first { $0.role == .source }
-        // Steps are in stream order: a step fed by an answering source, or by a step so fed, answers.
+        // Steps are in stream order: a step fed only by answering sources, or by steps so fed,
+        // answers (the speaker); one that also hears the input (an echo canceller taking the
+        // answer as its reference) does not.
         var answering: [Bool] = []
         for s in steps {
-            answering.append(s.role == .source ? s.node.observesEvents : s.upstream.contains { answering[$0.index] })
+            answering.append(s.role == .source ? s.node.observesEvents
+                             : !s.upstream.isEmpty && s.upstream.allSatisfy { answering[$0.index] })
         }
         answers = answering
     }
 
     /// By step index: whether the step is an answering source (one that
-    /// ``AudioNode/observesEvents``) or fed by one (its speaker).
+    /// ``AudioNode/observesEvents``) or fed by such sources only (its speaker).
     private let answers: [Bool]
 
     /// Frames source `step` is asked for: a block; for a source other than the clock, while
