@@ -1,5 +1,6 @@
 import AudioGraphConversation
 import AudioGraphCore
+import Foundation
 import CSpeexDSP
 
 /// `echo-canceller`: removes from the microphone what the graph plays (AVAudioEngine's voice
@@ -35,8 +36,13 @@ public final class EchoCanceller: AudioNode {
             ParameterSpec("align", .bool, default: true,
                           help: "measure how late the echo comes back (cross-correlation of the two inputs) and delay the reference to match, following changes; reported as echo-delay events"),
             ParameterSpec("max-delay", .number(0.1...2), default: 1, unit: "s", help: "with align: the longest echo delay looked for"),
+            ParameterSpec("hold", .number(0...60), default: 15, unit: "dB",
+                          help: "the canceller holds the echo once its output stays this far below what plays (two half seconds running); until then what plays is marked on its `playing` output"),
         ],
         inputs: .fixed(2),
+        controls: [
+            .output("playing", .gate, help: "what the graph plays, while the filter does not yet hold its echo (connect to the listeners' gate: they leave it out until the canceller holds)"),
+        ],
         make: { p throws(GraphError) in EchoCanceller(p) })
 
     let tail: Double, delay: Double, suppression: Bool, noiseSuppression: Int, gainControl: Bool
@@ -45,6 +51,19 @@ public final class EchoCanceller: AudioNode {
     private var estimator: EchoDelayEstimator?
     private var appliedDelay = 0
     private var reportedDelay = false
+    /// Whether the filter holds the echo (see `hold`), and what measures it: energies of
+    /// reference and filter output over the frames something played, per half second.
+    private var holds = false
+    let holdERLE: Double
+    private var refEnergy: Float = 0, outEnergy: Float = 0
+    private var activeFrames = 0, framesMeasured = 0, windowsHeld = 0
+    private var gate = PlaybackGate()
+    /// Whether the reported playback latency has been taken as the first delay (first block).
+    private var startedFromLatency = false
+    /// Frames (20 ms) until an echo of what last played has died away.
+    private var echoFrames = 0
+    /// The measured echo delay in seconds (nil before the first).
+    private var measuredDelay: Double?
     private var rate = 16000.0
     static let echoDelayKind = NodeEvent.Kind(rawValue: 1300)
     private var echo: OpaquePointer?
@@ -65,6 +84,7 @@ public final class EchoCanceller: AudioNode {
         gainControl = p.bool("gain-control")
         align = p.bool("align")
         maxDelay = p.number("max-delay")
+        holdERLE = p.number("hold")
     }
 
     deinit { release() }
@@ -114,6 +134,9 @@ public final class EchoCanceller: AudioNode {
         self.rate = Double(rate)
         appliedDelay = delayFrames
         reportedDelay = false
+        startedFromLatency = false
+        gate = context.channel(.gate)
+        startMeasuring()
         estimator = align ? EchoDelayEstimator(rate: Double(rate), maxSeconds: maxDelay) : nil
         micFIFO = SampleFIFO(capacity: block + 2 * frame)
         refFIFO = SampleFIFO(capacity: block * 4 + max(delayFrames, Int(maxDelay * Double(rate))) + 2 * frame)
@@ -128,7 +151,25 @@ public final class EchoCanceller: AudioNode {
     public func process(_ io: inout ProcessIO) -> FlowStatus {
         let mic = io.inputs[0], ref = io.inputs[1], out = io.outputs[0]
         let n = mic.frameLength
+        if !startedFromLatency {
+            // Before anything plays: the playback latency the sound server reports (a
+            // `pulse-sink` on the same gate says it) as the first guess of the echo's delay,
+            // so the measured delay usually needs no realignment (which starts the filter over).
+            startedFromLatency = true
+            let guess = Int((gate.outputLatency - 0.03) * rate)
+            if delay == 0 && guess > 0 {
+                refFIFO.push(zeros: guess)
+                appliedDelay = guess
+            }
+        }
         if estimator != nil { follow(mic, ref, &io) }
+        if !holds && ref.frameLength > 0 && Self.carriesSound(ref) {
+            // Until the filter holds, what plays now and its echo are left out by the listeners.
+            let start = mic.time, end = mic.time + Double(n) / rate
+            // Its echo: the measured delay (else 0.1 s) and 0.2 s of room, after the output
+            // latency a sink on the same gate reports (`playing` adds it).
+            gate.playing(from: start, to: end, tail: (measuredDelay ?? 0.1) + 0.2)
+        }
         micFIFO.push(mic.channel(0), count: n)
         refFIFO.push(ref.channel(0), count: min(ref.frameLength, refFIFO.space))
         if refFIFO.count < micFIFO.count { refFIFO.push(zeros: micFIFO.count - refFIFO.count) }  // nothing played
@@ -142,9 +183,18 @@ public final class EchoCanceller: AudioNode {
                     }
                 }
             }
-            if suppression || noiseSuppression < 0 || gainControl {
+            // Residual echo suppression only while an echo may be there: from a frame the
+            // reference played until its echo has died away. Outside it, the preprocessor
+            // would only alter the user's speech (it cost the wake word in some runs).
+            if Self.energy(refFrame) > Self.playingEnergy * Float(frame) {
+                echoFrames = Int(((measuredDelay ?? maxDelay) + 0.3) * 50)
+            } else if echoFrames > 0 {
+                echoFrames -= 1
+            }
+            if suppression && echoFrames > 0 || noiseSuppression < 0 || gainControl {
                 _ = outFrame.withUnsafeMutableBufferPointer { speex_preprocess_run(preprocess, $0.baseAddress) }
             }
+            if !holds { measure() }  // on what the listeners hear: residual suppression included
             outFIFO.push(outFrame)
         }
         let m = min(n, outFIFO.count)
@@ -157,6 +207,58 @@ public final class EchoCanceller: AudioNode {
 
     public func reset() {
         if let echo { speex_echo_state_reset(echo) }
+        startMeasuring()
+    }
+
+    /// The filter starts over: it does not hold the echo until measured again.
+    private func startMeasuring() {
+        holds = false
+        refEnergy = 0
+        outEnergy = 0
+        activeFrames = 0
+        framesMeasured = 0
+        windowsHeld = 0
+    }
+
+    /// After each frame while the filter does not hold: over every 25 frames (0.5 s), how far
+    /// below what played the output stays where the reference played (at least 10 such
+    /// frames: the room's own loss and the filter's together, so a quiet echo holds at once);
+    /// two windows in a row at `hold` dB or more and it holds.
+    private func measure() {
+        let r = Self.energy(refFrame)
+        if r > Self.playingEnergy * Float(frame) {
+            refEnergy += r
+            outEnergy += Self.energy(outFrame)
+            activeFrames += 1
+        }
+        framesMeasured += 1
+        guard framesMeasured >= 25 else { return }
+        if activeFrames >= 10 {
+            let below = 10 * log10(Double(refEnergy) / Double(max(outEnergy, 1)))
+            windowsHeld = below >= holdERLE ? windowsHeld + 1 : 0
+            if windowsHeld >= 2 { holds = true }
+        }
+        refEnergy = 0
+        outEnergy = 0
+        activeFrames = 0
+        framesMeasured = 0
+    }
+
+    /// A 20 ms frame's energy (16-bit units squared, summed).
+    private static func energy(_ f: [Int16]) -> Float {
+        var e: Float = 0
+        for v in f { e += Float(v) * Float(v) }
+        return e
+    }
+
+    /// Energy per sample above which a frame plays something (about -50 dBFS RMS).
+    private static let playingEnergy: Float = 1e-5 * 32768 * 32768
+
+    /// Whether a block carries sound (a sample above -50 dBFS).
+    private static func carriesSound(_ b: AudioBuffer) -> Bool {
+        let c = b.channel(0)
+        for i in 0..<b.frameLength where abs(c[i]) > 0.003 { return true }
+        return false
     }
 
     /// Feeds the block to the delay estimator; takes a new delay it finds (the reference's
@@ -165,17 +267,21 @@ public final class EchoCanceller: AudioNode {
         let m = mic.channel(0), r = ref.channel(0), refCount = ref.frameLength
         for i in 0..<mic.frameLength {
             guard let found = estimator?.add(mic: m[i], ref: i < refCount ? r[i] : 0) else { continue }
+            measuredDelay = found
             // Where the filter has it now: kept while it lies in the first three quarters of
-            // the tail (a converged filter is not thrown away for a few milliseconds).
+            // the tail once the filter holds (a converged filter is not thrown away for a few
+            // milliseconds); before, within its first half (a filter whose first taps have
+            // nothing to learn converges more slowly).
             let within = found * rate - Double(appliedDelay)
-            if within >= 0 && within <= 0.75 * tail * rate {
+            let keep = holds ? 0.75 * tail : 0.5 * tail
+            if within >= 0 && within <= keep * rate {
                 // Reported once: the delay the filter works with.
                 if !reportedDelay { _ = io.emit(NodeEvent(Self.echoDelayKind, t: mic.time + Double(i) / rate, values: (found, 0, 0, 0))) }
                 reportedDelay = true
                 continue
             }
             // Else the echo at the start of the filter's tail, with room for what leads it.
-            let target = max(0, Int((found - min(0.05, tail / 4)) * rate))
+            let target = max(0, Int((found - min(0.03, tail / 4)) * rate))
             if target > appliedDelay {
                 refFIFO.push(zeros: target - appliedDelay)
             } else {
@@ -183,6 +289,7 @@ public final class EchoCanceller: AudioNode {
             }
             appliedDelay = target
             if let echo { speex_echo_state_reset(echo) }
+            startMeasuring()
             _ = io.emit(NodeEvent(Self.echoDelayKind, t: mic.time + Double(i) / rate, values: (found, 0, 0, 0)))
             reportedDelay = true
         }

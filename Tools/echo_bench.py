@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Echo cancellation and barge-in figures (Tools/bench echo), flite voices for the user.
+
+1. Offline, deterministic: flite's answer through a simulated room (the loop delay, sox's
+   reverb, -6 dB) as the microphone, the answer as the reference, through the
+   `echo-canceller` node: echo return loss enhancement (ERLE) after 3 s, convergence time (the
+   first 0.5 s window taking 20 dB out after which the mean is 25 dB or more), the delay the node
+   measured, and the node's CPU per second of audio (with noise suppression too).
+2. The room: a private PulseAudio daemon whose captured source hears the user (its pipe
+   source) and the speaker's monitor at full level (Tools/pulse-daemon room). Each answer
+   begins with the wake word. For each canceller -- the node in graphs/assistant-barge-in.json,
+   and PulseAudio's module-echo-cancel (webrtc, speex) in front of graphs/assistant.json with
+   barge-in -- N exchanges nobody interrupts (barge-ins, utterances from its own voice) and N
+   whose answer the user interrupts with the next command, at 0 dB and -10 dB speech to echo
+   (answers stopped, commands recognised exactly, onset to stop).
+
+Usage: Tools/echo_bench.py BIN_DIR [N]
+"""
+import json, math, os, resource, statistics, struct, subprocess, sys, tempfile, time, wave
+
+bin_dir = sys.argv[1]
+n_room = int(sys.argv[2]) if len(sys.argv) > 2 else 20
+ag = os.path.join(bin_dir, "audiograph")
+work = tempfile.mkdtemp(prefix="ag-echo-bench-")
+answer_text = ("Here is the weather for today. It will be sunny in the morning with clouds later on. "
+               "The high will be seventy two degrees and the low fifty five. Tomorrow looks much the same.")
+
+
+def sox(*args):
+    subprocess.run(["sox"] + list(args), check=True, stderr=subprocess.DEVNULL)
+
+
+def flite(text, path, voice="rms"):
+    raw = path + ".raw.wav"
+    subprocess.run(["flite", "-voice", voice, "-t", text, "-o", raw], check=True)
+    sox(raw, "-r", "16000", "-c", "1", "-b", "16", path)
+
+
+def samples(path):
+    w = wave.open(path)
+    d = w.readframes(w.getnframes())
+    return [x / 32768 for x in struct.unpack("<%dh" % (len(d) // 2), d)]
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))] if xs else float("nan")
+
+
+def cpu_children():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+# 1. Offline.
+ref = os.path.join(work, "ref.wav")
+flite(answer_text, ref)
+seconds = len(samples(ref)) / 16000
+
+
+def cancel(mic, params):
+    out = os.path.join(work, "out.wav")
+    graph = os.path.join(work, "aec.json")
+    with open(graph, "w") as f:
+        json.dump({"graph": "aec", "nodes": [
+            {"id": "mic", "type": "file-source", "params": {"path": mic}},
+            {"id": "ref", "type": "file-source", "params": {"path": ref}},
+            {"id": "aec", "type": "echo-canceller", "params": params},
+            {"id": "out", "type": "wav-sink", "params": {"path": out}}],
+            "connections": [{"from": "mic", "to": "aec:0"}, {"from": "ref", "to": "aec:1"}, {"from": "aec", "to": "out"}]}, f)
+    c0 = cpu_children()
+    r = subprocess.run([ag, "run", graph, "--json"], capture_output=True, text=True, check=True)
+    cpu = cpu_children() - c0
+    delays = [json.loads(l)["delay"] for l in r.stdout.splitlines() if '"echo-delay"' in l]
+    return out, cpu, delays
+
+
+def erle_windows(mic, out):
+    m, o = samples(mic), samples(out)
+    w = 8000
+    es = [(sum(v * v for v in m[s:s + w]), sum(v * v for v in o[s:s + w]), s) for s in range(0, min(len(m), len(o)) - w, w)]
+    peak = max(e for e, _, _ in es)
+    return [(s / 16000, 10 * math.log10(mi / max(oi, 1e-12))) for mi, oi, s in es if mi > peak * 1e-3]
+
+
+def passthrough_cpu(mic):
+    graph = os.path.join(work, "pass.json")
+    with open(graph, "w") as f:
+        json.dump({"graph": "pass", "nodes": [
+            {"id": "mic", "type": "file-source", "params": {"path": mic}},
+            {"id": "ref", "type": "file-source", "params": {"path": ref}},
+            {"id": "mix", "type": "mixer"},
+            {"id": "out", "type": "wav-sink", "params": {"path": os.path.join(work, "pass.wav")}}],
+            "connections": [{"from": "mic", "to": "mix"}, {"from": "ref", "to": "mix"}, {"from": "mix", "to": "out"}]}, f)
+    c0 = cpu_children()
+    subprocess.run([ag, "run", graph], capture_output=True, check=True)
+    return cpu_children() - c0
+
+
+print("## Echo canceller offline: flite's answer through a simulated room")
+print()
+print(f"The answer ({seconds:.1f} s) as the reference; the microphone is the answer delayed by the loop, through")
+print("`sox reverb 40 50 30`, at -6 dB. ERLE: energy in over energy out over the 0.5 s windows after 3 s where")
+print("the echo is loud; converged: the first window taking 20 dB out after which the mean is 25 dB or more.")
+print()
+print("| loop delay | delay measured | ERLE after 3 s | converged after | ERLE, align off | CPU ms per s of audio (noise suppression -15 dB) |")
+print("|---|---|---|---|---|---|")
+for delay in [0.02, 0.06, 0.12, 0.2, 0.4]:
+    mic = os.path.join(work, f"mic{delay}.wav")
+    sox(ref, mic, "pad", str(delay), "0", "reverb", "40", "50", "30", "gain", "-6")
+    base = min(passthrough_cpu(mic) for _ in range(3))
+    runs = [cancel(mic, {}) for _ in range(3)]
+    out, _, delays = runs[0]
+    cpu = (min(r[1] for r in runs) - base) / seconds * 1000
+    ws = erle_windows(mic, out)
+    after3 = [e for t, e in ws if t >= 3]
+    erle = statistics.mean(after3) if after3 else float("nan")
+    conv = next((t for i, (t, e) in enumerate(ws) if e >= 20 and statistics.mean(x for _, x in ws[i:]) >= 25), None)
+    off = erle_windows(mic, cancel(mic, {"align": False})[0])
+    off_erle = statistics.mean([e for t, e in off if t >= 3] or [float("nan")])
+    ns = (min(cancel(mic, {"noise-suppression": -15})[1] for _ in range(3)) - base) / seconds * 1000
+    print(f"| {delay * 1000:.0f} ms | {', '.join(f'{d * 1000:.0f} ms' for d in delays) or '-'} | {erle:.1f} dB | "
+          f"{f'{conv:.1f} s' if conv is not None else 'never'} | {off_erle:.1f} dB | {cpu:.1f} ({ns:.1f}) |")
+print()
+sys.stdout.flush()
+
+
+# 2. The room.
+def room_run(graph, user_raw, extra, modules=()):
+    env = dict(os.environ)
+    pulse_dir = os.path.join(work, "pulse")
+    exports = subprocess.run(["Tools/pulse-daemon", "start", pulse_dir], capture_output=True, text=True, check=True).stdout
+    for kv in exports.replace("export ", "").split():
+        k, v = kv.split("=", 1)
+        env[k] = v
+    try:
+        subprocess.run(["Tools/pulse-daemon", "room", pulse_dir], check=True, env=env)
+        for m in modules:
+            subprocess.run(["pactl", "load-module"] + m, check=True, env=env, stdout=subprocess.DEVNULL)
+        run = subprocess.Popen([ag, "run", graph, "--json", "--set", "tts.reply=hello computer, you asked: {text}"] + extra,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+        time.sleep(6)  # the model loaded and the room's loopbacks settled
+        with open(env["AG_PULSE_PIPE"], "wb", buffering=0) as pipe:
+            t0 = time.monotonic()
+            for k in range(0, len(user_raw), 3200):
+                pipe.write(user_raw[k:k + 3200])
+                d = t0 + (k / 3200 + 1) * 0.1 - time.monotonic()
+                if d > 0:
+                    time.sleep(d)
+        time.sleep(3)
+        run.send_signal(2)
+        return [json.loads(l) for l in run.communicate()[0].splitlines() if l.startswith("{")]
+    finally:
+        subprocess.run(["Tools/pulse-daemon", "stop", pulse_dir], env=env, stdout=subprocess.DEVNULL)
+
+
+says = ["find japanese restaurants nearby", "go forward ten meters", "status of flight l x forty",
+        "find some italian restaurants", "move left three steps"]
+interrupts = ["go back two meters", "move right five steps", "find some indian restaurants",
+              "go forward seven meters", "status of flight a b twenty"]
+wake = os.path.join(work, "wake.wav"); flite("hello computer", wake)
+for i, s in enumerate(says + interrupts):
+    flite(s, os.path.join(work, f"say{i}.wav"))
+gap = lambda s: (lambda p: (sox("-n", "-r", "16000", "-c", "1", "-b", "16", p, "trim", "0", str(s)), p)[1])(os.path.join(work, f"gap{s}.wav"))
+
+
+def script(n, interrupt_db=None):
+    """Wake, command; then (interrupting) the next command 2.6 s after it, over the answer."""
+    parts, expected = [], []
+    for i in range(n):
+        c = os.path.join(work, f"say{i % len(says)}.wav")
+        parts += [wake, gap(1.5), c]
+        expected.append(says[i % len(says)])
+        if interrupt_db is not None:
+            j = len(says) + i % len(interrupts)
+            quiet = os.path.join(work, f"int{j}_{interrupt_db}.wav")
+            sox(os.path.join(work, f"say{j}.wav"), quiet, "gain", str(interrupt_db))
+            parts += [gap(2.6), quiet, gap(6)]
+            expected.append(interrupts[i % len(interrupts)])
+        else:
+            parts += [gap(7.5)]
+    user = os.path.join(work, "user.wav")
+    sox(*parts, user)
+    raw = subprocess.run(["sox", user, "-t", "raw", "-"], capture_output=True, check=True).stdout
+    return raw, expected
+
+
+def measure(es, expected, interrupted):
+    finals = [e["text"] for e in es if e["type"] == "final"]
+    ends = [e for e in es if e["type"] == "speak-end"]
+    barges = [e for e in es if e["type"] == "barge-in"]
+    own = sum(1 for t in finals if "asked" in t or "hello" in t)
+    right = 0
+    if interrupted:
+        # Each interrupting command: the final after a barge-in.
+        k = 0
+        for i, e in enumerate(es):
+            if e["type"] == "barge-in":
+                f = next((x for x in es[i + 1:] if x["type"] == "final"), None)
+                if f and k < len(expected) and f["text"] in expected[1::2]:
+                    right += 1
+                k += 1
+    else:
+        right = sum(1 for t, x in zip(finals, expected) if t == x)
+    stop = []
+    for b in barges:
+        e = next((x for x in ends if x["t"] >= b["t"] and x.get("cancelled")), None)
+        if e:
+            stop.append(e["t"] - b["t"])
+    return dict(answers=len(ends), stopped=sum(1 for e in ends if e.get("cancelled")), barges=len(barges),
+                own=own, right=right, stop=stop)
+
+
+cancellers = [
+    ("echo-canceller node (graphs/assistant-barge-in.json)", "graphs/assistant-barge-in.json",
+     ["--set", "mic.device=agtest_room.monitor", "--set", "speaker.device=agtest_sink"], []),
+]
+for method in ([] if os.environ.get("AG_ECHO_ONLY_NODE") == "1" else ["webrtc", "speex"]):
+    cancellers.append((f"module-echo-cancel aec_method={method} (graphs/assistant.json, barge-in)", "graphs/assistant.json",
+                       ["--set", "tts.barge-in=true", "--set", "mic.device=ec_source", "--set", "speaker.device=ec_sink"],
+                       [["module-echo-cancel", "source_master=agtest_room.monitor", "sink_master=agtest_sink",
+                         f"aec_method={method}", "source_name=ec_source", "sink_name=ec_sink"]]))
+print(f"## Barge-in in the room: {n_room} exchanges each, answers beginning with the wake word")
+print()
+print("| canceller | nobody interrupts: barge-ins, own-voice finals, commands exact | interrupted at 0 dB: stopped, commands exact, onset to stop p50/p95 | at -10 dB: stopped, exact |")
+print("|---|---|---|---|")
+for name, graph, extra, modules in cancellers:
+    raw, exp = script(n_room)
+    calm = measure(room_run(graph, raw, extra, modules), exp, False)
+    row = [f"{calm['barges']}, {calm['own']}, {calm['right']}/{n_room}"]
+    for db in [0, -10]:
+        raw, exp = script(n_room, db)
+        m = measure(room_run(graph, raw, extra, modules), exp, True)
+        row.append(f"{m['stopped']}/{n_room}, {m['right']}/{n_room}"
+                   + (f", {pct(m['stop'], 50) * 1000:.0f}/{pct(m['stop'], 95) * 1000:.0f} ms" if db == 0 and m["stop"] else ""))
+    print(f"| {name} | " + " | ".join(row) + " |")
+    sys.stdout.flush()
