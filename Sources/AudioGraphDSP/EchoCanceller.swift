@@ -276,7 +276,7 @@ public final class EchoCanceller: AudioNode {
             let keep = holds ? 0.75 * tail : 0.5 * tail
             if within >= 0 && within <= keep * rate {
                 // Reported once: the delay the filter works with.
-                if !reportedDelay { _ = io.emit(NodeEvent(Self.echoDelayKind, t: mic.time + Double(i) / rate, values: (found, 0, 0, 0))) }
+                if !reportedDelay { _ = io.emit(NodeEvent(Self.echoDelayKind, t: Double(mic.sampleTime + Int64(i)) / rate, values: (found, 0, 0, 0))) }
                 reportedDelay = true
                 continue
             }
@@ -290,7 +290,7 @@ public final class EchoCanceller: AudioNode {
             appliedDelay = target
             if let echo { speex_echo_state_reset(echo) }
             startMeasuring()
-            _ = io.emit(NodeEvent(Self.echoDelayKind, t: mic.time + Double(i) / rate, values: (found, 0, 0, 0)))
+            _ = io.emit(NodeEvent(Self.echoDelayKind, t: Double(mic.sampleTime + Int64(i)) / rate, values: (found, 0, 0, 0)))
             reportedDelay = true
         }
     }
