@@ -1,29 +1,37 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import AudioGraphCore
 
 /// A node working behind the audio that finishes `delay` seconds after its input has ended
-/// (a decoder's last final pass), reporting its progress through the audio as it goes.
+/// (a decoder's last final pass), reporting its progress through the audio as it goes. The
+/// render thread writes what the delivery thread reads: atomics.
 final class LateFinisher: AudioNode, @unchecked Sendable {
     static let descriptor = NodeDescriptor(
         type: "late-finisher", summary: "Works behind the audio and finishes late (tests).", role: .sink,
         parameters: [ParameterSpec("delay", .number(0...1), default: 0, unit: "s", help: "how late")],
         make: { p throws(GraphError) in LateFinisher(delay: p.number("delay")) })
     let delay: Double
-    private var through = -Double.infinity
-    private var endedAt: Double?
+    private let through = Atomic<UInt64>((-Double.infinity).bitPattern)
+    private let endedAt = Atomic<UInt64>(Double.nan.bitPattern)
     init(delay: Double) { self.delay = delay }
     var worksBehind: Bool { true }
     func process(_ io: inout ProcessIO) -> FlowStatus {
         let input = io.inputs[0]
-        through = max(through, input.time + Double(input.frameLength) / input.format.sampleRate)
-        if io.inputsEnded && endedAt == nil { endedAt = monotonicSeconds() }
+        let t = max(Double(bitPattern: through.load(ordering: .relaxed)),
+                    input.time + Double(input.frameLength) / input.format.sampleRate)
+        through.store(t.bitPattern, ordering: .releasing)
+        if io.inputsEnded && Double(bitPattern: endedAt.load(ordering: .relaxed)).isNaN {
+            endedAt.store(monotonicSeconds().bitPattern, ordering: .releasing)
+        }
         return io.inputsEnded ? .endOfStream : .ok
     }
     func takeStreamEvents(nodeId: String) -> StreamEvents? {
-        guard let endedAt else { return StreamEvents([], through: through) }
-        return StreamEvents([], through: monotonicSeconds() - endedAt >= delay ? .infinity : through)
+        let t = Double(bitPattern: through.load(ordering: .acquiring))
+        let ended = Double(bitPattern: endedAt.load(ordering: .acquiring))
+        guard !ended.isNaN else { return StreamEvents([], through: t) }
+        return StreamEvents([], through: monotonicSeconds() - ended >= delay ? .infinity : t)
     }
 }
 
