@@ -45,13 +45,9 @@ extension AudioEngine {
                     // The input has ended: before the answering source's next block, every
                     // event about it and about what was rendered since, delivered (how much it
                     // plays after the input then does not depend on the decoder's speed).
-                    let stalls = lockstepStalls.load(ordering: .relaxed)
+                    // After the patience without progress (a decoder's long last pass on a loaded
+                    // machine) rendering goes on, as every lockstep give-up does (warned).
                     awaitDelivery(through: plan.streamSeconds, laggingPast: end + 1e-6)
-                    if lockstepStalls.load(ordering: .relaxed) > stalls {
-                        // The nodes that heard the input stopped reporting: the answering side
-                        // would wait for them forever. It ends (the warning says why).
-                        plan.endSources()
-                    }
                 } else {
                     awaitDelivery(before: plan.streamSeconds, given: plan.givenThrough)
                 }
