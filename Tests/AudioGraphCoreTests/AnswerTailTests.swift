@@ -103,7 +103,8 @@ final class AnswerUntilHeard: AudioNode {
         let (r, reason) = try await run(g, registry: registry, options: options)
         #expect(reason == .endOfInput)
         let warnings = r.allEvents.compactMap { if case .warning(_, let m) = $0 { m } else { nil } }
-        #expect(warnings.count == 1 && warnings[0].contains("delivery made no progress"), "\(warnings)")
+        // One give-up per stall; a slow build (ThreadSanitizer) may stall more than once.
+        #expect(!warnings.isEmpty && warnings.allSatisfy { $0.contains("delivery made no progress") }, "\(warnings)")
     }
 
     @Test func theAnswerEndsAtTheSameFrameWhateverTheDecodersPace() async throws {
