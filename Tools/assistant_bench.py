@@ -15,6 +15,9 @@ Usage: Tools/assistant_bench.py BIN_DIR [EXCHANGES]
 """
 import json, os, resource, statistics, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pulse_room import PulseRoom
+
 bin_dir = sys.argv[1]
 exchanges = int(sys.argv[2]) if len(sys.argv) > 2 else 20
 ag = os.path.join(bin_dir, "audiograph")
@@ -112,16 +115,9 @@ print()
 
 # 2. The real loop.
 def real_loop(exchanges, extra):
-    env = dict(os.environ)
-    pulse_dir = os.path.join(work, "pulse")
-    exports = subprocess.run(["Tools/pulse-daemon", "start", pulse_dir], capture_output=True, text=True, check=True).stdout
-    for kv in exports.replace("export ", "").split():
-        k, v = kv.split("=", 1)
-        env[k] = v
     says = ["find japanese restaurants nearby", "go forward ten meters", "status of flight l x forty",
             "find some italian restaurants", "move left three steps"]
-    try:
-        subprocess.run(["Tools/pulse-daemon", "room", pulse_dir], check=True, env=env)
+    with PulseRoom(work) as room:
         wake = os.path.join(work, "wake.wav"); flite("hello computer", wake)
         w_gap = os.path.join(work, "wgap.wav"); silence(1.5, w_gap)
         a_gap = os.path.join(work, "agap.wav"); silence(7.5, a_gap)
@@ -135,20 +131,12 @@ def real_loop(exchanges, extra):
         raw = subprocess.run(["sox", user, "-t", "raw", "-"], capture_output=True, check=True).stdout
         run = subprocess.Popen([ag, "run", "graphs/assistant.json", "--json",
                                 "--set", "tts.reply=hello computer, you asked: {text}"] + extra,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=room.env)
         time.sleep(3)
-        with open(env["AG_PULSE_PIPE"], "wb", buffering=0) as pipe:
-            t0 = time.monotonic()
-            for k in range(0, len(raw), 3200):
-                pipe.write(raw[k:k + 3200])
-                d = t0 + (k / 3200 + 1) * 0.1 - time.monotonic()
-                if d > 0:
-                    time.sleep(d)
+        room.speak(raw)
         time.sleep(2)
         run.send_signal(2)
         es = [json.loads(l) for l in run.communicate()[0].splitlines() if l.startswith("{")]
-    finally:
-        subprocess.run(["Tools/pulse-daemon", "stop", pulse_dir], env=env)
     with open(os.path.join(work, f"loop-events-{exchanges}.jsonl"), "w") as fh:
         fh.writelines(json.dumps(e) + "\n" for e in es)
     wakes = [e for e in es if e["type"] == "wake"]

@@ -18,6 +18,9 @@ Usage: Tools/echo_bench.py BIN_DIR [N]
 """
 import json, math, os, resource, statistics, struct, subprocess, sys, tempfile, time, wave
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pulse_room import PulseRoom
+
 bin_dir = sys.argv[1]
 n_room = int(sys.argv[2]) if len(sys.argv) > 2 else 20
 ag = os.path.join(bin_dir, "audiograph")
@@ -127,31 +130,14 @@ sys.stdout.flush()
 
 # 2. The room.
 def room_run(graph, user_raw, extra, modules=()):
-    env = dict(os.environ)
-    pulse_dir = os.path.join(work, "pulse")
-    exports = subprocess.run(["Tools/pulse-daemon", "start", pulse_dir], capture_output=True, text=True, check=True).stdout
-    for kv in exports.replace("export ", "").split():
-        k, v = kv.split("=", 1)
-        env[k] = v
-    try:
-        subprocess.run(["Tools/pulse-daemon", "room", pulse_dir], check=True, env=env)
-        for m in modules:
-            subprocess.run(["pactl", "load-module"] + m, check=True, env=env, stdout=subprocess.DEVNULL)
+    with PulseRoom(work, modules) as room:
         run = subprocess.Popen([ag, "run", graph, "--json", "--set", "tts.reply=hello computer, you asked: {text}"] + extra,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=room.env)
         time.sleep(6)  # the model loaded and the room's loopbacks settled
-        with open(env["AG_PULSE_PIPE"], "wb", buffering=0) as pipe:
-            t0 = time.monotonic()
-            for k in range(0, len(user_raw), 3200):
-                pipe.write(user_raw[k:k + 3200])
-                d = t0 + (k / 3200 + 1) * 0.1 - time.monotonic()
-                if d > 0:
-                    time.sleep(d)
+        room.speak(user_raw)
         time.sleep(3)
         run.send_signal(2)
         return [json.loads(l) for l in run.communicate()[0].splitlines() if l.startswith("{")]
-    finally:
-        subprocess.run(["Tools/pulse-daemon", "stop", pulse_dir], env=env, stdout=subprocess.DEVNULL)
 
 
 says = ["find japanese restaurants nearby", "go forward ten meters", "status of flight l x forty",

@@ -62,8 +62,6 @@ public final class EchoCanceller: AudioNode {
     private var startedFromLatency = false
     /// Frames (20 ms) until an echo of what last played has died away.
     private var echoFrames = 0
-    /// The measured echo delay in seconds (nil before the first).
-    private var measuredDelay: Double?
     private var rate = 16000.0
     static let echoDelayKind = NodeEvent.Kind(rawValue: 1300)
     private var echo: OpaquePointer?
@@ -168,7 +166,7 @@ public final class EchoCanceller: AudioNode {
             let start = mic.time, end = mic.time + Double(n) / rate
             // Its echo: the measured delay (else 0.1 s) and 0.2 s of room, after the output
             // latency a sink on the same gate reports (`playing` adds it).
-            gate.playing(from: start, to: end, tail: (measuredDelay ?? 0.1) + 0.2)
+            gate.playing(from: start, to: end, tail: (estimator?.delaySeconds ?? 0.1) + 0.2)
         }
         micFIFO.push(mic.channel(0), count: n)
         refFIFO.push(ref.channel(0), count: min(ref.frameLength, refFIFO.space))
@@ -186,15 +184,17 @@ public final class EchoCanceller: AudioNode {
             // Residual echo suppression only while an echo may be there: from a frame the
             // reference played until its echo has died away. Outside it, the preprocessor
             // would only alter the user's speech (it cost the wake word in some runs).
-            if Self.energy(refFrame) > Self.playingEnergy * Float(frame) {
-                echoFrames = Int(((measuredDelay ?? maxDelay) + 0.3) * 50)
+            let played = Self.energy(refFrame)
+            let plays = played > Self.playingEnergy * Float(frame)
+            if plays {
+                echoFrames = Int(((estimator?.delaySeconds ?? maxDelay) + 0.3) * 50)
             } else if echoFrames > 0 {
                 echoFrames -= 1
             }
             if suppression && echoFrames > 0 || noiseSuppression < 0 || gainControl {
                 _ = outFrame.withUnsafeMutableBufferPointer { speex_preprocess_run(preprocess, $0.baseAddress) }
             }
-            if !holds { measure() }  // on what the listeners hear: residual suppression included
+            if !holds { measure(played: plays ? played : nil) }  // on what the listeners hear: residual suppression included
             outFIFO.push(outFrame)
         }
         let m = min(n, outFIFO.count)
@@ -224,9 +224,9 @@ public final class EchoCanceller: AudioNode {
     /// below what played the output stays where the reference played (at least 10 such
     /// frames: the room's own loss and the filter's together, so a quiet echo holds at once);
     /// two windows in a row at `hold` dB or more and it holds.
-    private func measure() {
-        let r = Self.energy(refFrame)
-        if r > Self.playingEnergy * Float(frame) {
+    /// `played`: the reference frame's energy when it played something, else nil.
+    private func measure(played: Float?) {
+        if let r = played {
             refEnergy += r
             outEnergy += Self.energy(outFrame)
             activeFrames += 1
@@ -267,7 +267,6 @@ public final class EchoCanceller: AudioNode {
         let m = mic.channel(0), r = ref.channel(0), refCount = ref.frameLength
         for i in 0..<mic.frameLength {
             guard let found = estimator?.add(mic: m[i], ref: i < refCount ? r[i] : 0) else { continue }
-            measuredDelay = found
             // Where the filter has it now: kept while it lies in the first three quarters of
             // the tail once the filter holds (a converged filter is not thrown away for a few
             // milliseconds); before, within its first half (a filter whose first taps have
@@ -275,23 +274,21 @@ public final class EchoCanceller: AudioNode {
             let within = found * rate - Double(appliedDelay)
             let keep = holds ? 0.75 * tail : 0.5 * tail
             if within >= 0 && within <= keep * rate {
-                // Reported once: the delay the filter works with.
-                if !reportedDelay { _ = io.emit(NodeEvent(Self.echoDelayKind, t: Double(mic.sampleTime + Int64(i)) / rate, values: (found, 0, 0, 0))) }
-                reportedDelay = true
-                continue
-            }
-            // Else the echo at the start of the filter's tail, with room for what leads it.
-            let target = max(0, Int((found - min(0.03, tail / 4)) * rate))
-            if target > appliedDelay {
-                refFIFO.push(zeros: target - appliedDelay)
+                if reportedDelay { continue }  // the delay the filter works with is reported once
             } else {
-                refFIFO.drop(appliedDelay - target)
+                // Else the echo at the start of the filter's tail, with room for what leads it.
+                let target = max(0, Int((found - min(0.03, tail / 4)) * rate))
+                if target > appliedDelay {
+                    refFIFO.push(zeros: target - appliedDelay)
+                } else {
+                    refFIFO.drop(appliedDelay - target)
+                }
+                appliedDelay = target
+                if let echo { speex_echo_state_reset(echo) }
+                startMeasuring()
             }
-            appliedDelay = target
-            if let echo { speex_echo_state_reset(echo) }
-            startMeasuring()
-            _ = io.emit(NodeEvent(Self.echoDelayKind, t: Double(mic.sampleTime + Int64(i)) / rate, values: (found, 0, 0, 0)))
             reportedDelay = true
+            _ = io.emit(NodeEvent(Self.echoDelayKind, t: Double(mic.sampleTime + Int64(i)) / rate, values: (found, 0, 0, 0)))
         }
     }
 

@@ -27,6 +27,9 @@ struct EchoDelayEstimator {
     private var candidate: Int?
     private(set) var delay: Int?
 
+    /// The delay in force, in seconds (nil before the first is confirmed).
+    var delaySeconds: Double? { delay.map { Double($0) / 8000 } }
+
     /// For a node at `rate` Hz, lags up to `maxSeconds`.
     init?(rate: Double, maxSeconds: Double) {
         decimation = max(1, Int((rate / 8000).rounded()))

@@ -125,9 +125,6 @@ final class RecognizerModel: @unchecked Sendable {
         return pendingWarnings
     }
 
-    /// Drops the grammar automaton (nobody reports its progress).
-    func dropAutomaton() { automaton = nil }
-
     /// The decoder is changed from what was loaded (words from code): not kept for later sessions.
     func changed() { keptKey = nil }
 

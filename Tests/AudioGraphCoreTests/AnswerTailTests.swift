@@ -35,31 +35,6 @@ final class LateFinisher: AudioNode, @unchecked Sendable {
     }
 }
 
-/// A source that answers what the graph hears, as a speech-synth does: silence until every
-/// event about the input has been delivered (`othersFinished`), then its end; it reports how
-/// many frames it played as a `level` event's rms (tests only).
-final class AnswerUntilHeard: AudioNode {
-    static let descriptor = NodeDescriptor(
-        type: "answer-until-heard", summary: "Plays until what was heard is delivered (tests).", role: .source,
-        make: { _ throws(GraphError) in AnswerUntilHeard() })
-    var n = 0
-    var observesEvents: Bool { true }
-    func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] {
-        [StreamFormat(sampleRate: 16000, channelCount: 1)]
-    }
-    func process(_ io: inout ProcessIO) -> FlowStatus {
-        if io.othersFinished {
-            io.emit(NodeEvent(.level, t: Double(n) / 16000, values: (Double(n), 0, 0, 0)))
-            return .endOfStream
-        }
-        let k = io.requestedFrames
-        io.outputs[0].channel(0).update(repeating: 0, count: k)
-        io.outputs[0].frameLength = k
-        n += k
-        return .ok
-    }
-}
-
 /// File input: how much an answering source plays after the input has ended does not depend
 /// on how long the nodes behind the audio take to finish (it did: up to the lockstep slack
 /// more, so an offline assistant's answers file was 0.13 s longer when the machine was idle).
@@ -67,7 +42,7 @@ final class AnswerUntilHeard: AudioNode {
     var registry: NodeRegistry {
         var r = NodeRegistry.testing
         r.register(LateFinisher.descriptor)
-        r.register(AnswerUntilHeard.descriptor)
+        r.register(ObservingSilence.descriptor)
         return r
     }
 
@@ -75,7 +50,7 @@ final class AnswerUntilHeard: AudioNode {
         var g = GraphDescription(name: "tail")
         g.addNode("src", type: "ramp", ["frames": 16000])
         g.addNode("behind", type: "late-finisher", ["delay": .number(delay)])
-        g.addNode("answer", type: "answer-until-heard")
+        g.addNode("answer", type: "observing-silence", ["frames": 0])
         g.addNode("out", type: "null-sink")
         g.connect("src", to: "behind")
         g.connect("answer", to: "out")
@@ -94,7 +69,7 @@ final class AnswerUntilHeard: AudioNode {
         var g = GraphDescription(name: "tail")
         g.addNode("src", type: "ramp", ["frames": 16000])
         g.addNode("behind", type: "late-finisher", ["delay": 1])
-        g.addNode("answer", type: "answer-until-heard")
+        g.addNode("answer", type: "observing-silence", ["frames": 0])
         g.addNode("out", type: "null-sink")
         g.connect("src", to: "behind")
         g.connect("answer", to: "out")

@@ -72,22 +72,32 @@ final class SilentBehind: AudioNode {
     func takeStreamEvents(nodeId: String) -> StreamEvents? { StreamEvents([], through: 0) }
 }
 
-/// A source that answers what the graph hears (an observer: the run goes in lockstep).
+/// A source that answers what the graph hears (an observer: the run goes in lockstep):
+/// silence, `frames` of it, or with `frames` 0 until every event about the input has been
+/// delivered (`othersFinished`), as a speech-synth does. At its end it reports how many
+/// frames it played as a `level` event's rms (tests only).
 final class ObservingSilence: AudioNode {
     static let descriptor = NodeDescriptor(
         type: "observing-silence", summary: "Silence that observes the events (tests).", role: .source,
-        make: { _ throws(GraphError) in ObservingSilence() })
+        parameters: [ParameterSpec("frames", .integer(0...1_000_000), default: 8192, help: "how much (0: until all was heard)")],
+        make: { p throws(GraphError) in ObservingSilence(frames: p.integer("frames")) })
+    let frames: Int
     var n = 0
+    init(frames: Int) { self.frames = frames }
     var observesEvents: Bool { true }
     func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] {
         [StreamFormat(sampleRate: 16000, channelCount: 1)]
     }
     func process(_ io: inout ProcessIO) -> FlowStatus {
-        let k = min(io.requestedFrames, 8192 - n)
+        if frames == 0 ? io.othersFinished : n >= frames {
+            _ = io.emit(NodeEvent(.level, t: Double(n) / 16000, values: (Double(n), 0, 0, 0)))
+            return .endOfStream
+        }
+        let k = frames == 0 ? io.requestedFrames : min(io.requestedFrames, frames - n)
         io.outputs[0].channel(0).update(repeating: 0, count: k)
         io.outputs[0].frameLength = k
         n += k
-        return n >= 8192 ? .endOfStream : .ok
+        return .ok
     }
 }
 

@@ -5,7 +5,7 @@
 /// of its own, which no other node sees: nothing passes between nodes that the graph does
 /// not connect.
 package final class ControlLinks: Sendable {
-    /// For each kind, each node's group (an index into nothing: a key of `made`).
+    /// For each kind, each node's group number (part of the key its channel is made under).
     private let groups: [ControlPort.Kind: [String: Int]]
     private let inputs: [String: [String: [String]]]
     /// The channels made so far, by kind and group. Prepare time only (never the render thread).

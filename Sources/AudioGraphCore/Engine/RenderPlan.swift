@@ -231,7 +231,7 @@ package final class RenderPlan {
         for s in steps where s !== step && s.node.reportsAfterInput && !s.ended { return false }
         for s in steps where s !== step && s.role == .source {
             guard s.ended else { return false }
-            if let f = s.outputs.first?.format { end = max(end, Double(s.produced[0]) / f.sampleRate) }
+            end = max(end, s.producedSeconds)
         }
         return delivered > end + 1e-6  // a lagging node may still report at the end itself
     }
@@ -254,7 +254,7 @@ package final class RenderPlan {
             guard s.ended else { return nil }  // what the graph heard is still draining
             guard s.role == .source else { continue }
             heard = true
-            if let f = s.outputs.first?.format { end = max(end, Double(s.produced[0]) / f.sampleRate) }
+            end = max(end, s.producedSeconds)
         }
         return answering && heard ? end : nil
     }
@@ -271,12 +271,8 @@ package final class RenderPlan {
     /// Seconds of stream time the clock source has produced; once it has ended, the furthest
     /// any source has got (a speech-synth answering after a file ended goes on being paced).
     var streamSeconds: Double {
-        guard let c = clock, let o = c.outputs.first else { return 0 }
-        let clockSeconds = Double(c.produced[0]) / o.format.sampleRate
-        guard c.ended else { return clockSeconds }
-        return steps.reduce(clockSeconds) { t, s in
-            guard s.role == .source, let f = s.outputs.first?.format else { return t }
-            return max(t, Double(s.produced[0]) / f.sampleRate)
-        }
+        guard let c = clock else { return 0 }
+        guard c.ended else { return c.producedSeconds }
+        return steps.reduce(c.producedSeconds) { t, s in s.role == .source ? max(t, s.producedSeconds) : t }
     }
 }

@@ -16,6 +16,11 @@ package final class RenderStep {
     let inputEnded: UnsafeMutableBufferPointer<Bool>
     /// Frames produced so far on each output bus (the next block's `sampleTime`).
     @exclusivity(unchecked) package var produced: [Int64]
+    /// Stream seconds produced on the first output bus (0 without one).
+    var producedSeconds: Double {
+        guard let f = outputs.first?.format else { return 0 }
+        return Double(produced[0]) / f.sampleRate
+    }
     /// Tap points, one per output bus.
     let taps: [TapPoint]
     @exclusivity(unchecked) package var ended = false
