@@ -112,8 +112,9 @@ def start_server(*args):
         time.sleep(0.05)
 
 
-async def live_stream(port, pcm, results):
-    """One client streaming `pcm` in 0.1 s frames at real time."""
+async def live_stream(port, pcm, results, start_after=0.0):
+    """One client streaming `pcm` in 0.1 s frames at real time, `start_after` seconds from now."""
+    await asyncio.sleep(start_after)
     async with websockets.connect(f"ws://127.0.0.1:{port}/audiograph", max_size=None) as ws:
         await ws.send(json.dumps({"type": "start", "graph": "dictation", "partials": 0.25}))
         assert json.loads(await ws.recv())["type"] == "started"
@@ -154,9 +155,13 @@ async def live_stream(port, pcm, results):
         results.append((latencies, first_partials, problems, text))
 
 
-async def load(port, pcm, n):
+async def load(port, pcm, n, stagger):
+    """`n` streams at once: in lockstep (every stream's utterances end at the same instant, the
+    worst burst), or staggered (stream i starts i/n of the speech's length later, so utterance
+    ends spread over the whole file, as independent users' do)."""
     results = []
-    await asyncio.gather(*[live_stream(port, pcm, results) for _ in range(n)])
+    length = len(pcm) / 32000
+    await asyncio.gather(*[live_stream(port, pcm, results, i * length / n if stagger else 0.0) for i in range(n)])
     lat = [x for r in results for x in r[0]]
     fp = [x for r in results for x in r[1]]
     problems = sum(len(r[2]) for r in results)
@@ -192,19 +197,19 @@ async def wyoming_round_trips(port, path, n=30):
     return times, rate, text, first_audio
 
 
-def ladder(pcm, seconds, reference, settings):
+def ladder(pcm, seconds, reference, settings, stagger=False):
     """The streams ladder on a server started with `settings`: the largest load in real time."""
     server, wy, http = start_server("--max-sessions", "64", *settings)
     idle_rss = rss_kb(server.pid)
     best = None
-    print(f"\nserved graphs {'with ' + ' '.join(settings) if settings else 'as they are'}:")
+    print(f"\nserved graphs {'with ' + ' '.join(settings) if settings else 'as they are'}, streams {'staggered' if stagger else 'in lockstep'}:")
     print(f"{'streams':>8} {'final p50':>10} {'final p95':>10} {'1st partial p50':>16} {'problems':>9} {'server CPU/s audio':>19} {'WER':>6}")
     for n in [1, 2, 4, 6, 8, 10, 12, 14, 16, 20]:
         c0 = cpu_s(server.pid)
         rss = []
 
         async def run_and_sample():
-            task = asyncio.create_task(load(http, pcm, n))
+            task = asyncio.create_task(load(http, pcm, n, stagger))
             while not task.done():
                 rss.append(rss_kb(server.pid))
                 await asyncio.sleep(0.5)
@@ -239,8 +244,14 @@ def main():
         pcm = w.readframes(w.getnframes())
         seconds = w.getnframes() / 16000
     print(f"serve bench: {os.cpu_count()} cores; live streams of {seconds:.0f} s of {src} speech ({len(reference)} words), paced in real time")
-    best = ladder(pcm, seconds, reference, [])
-    cheap = ladder(pcm, seconds, reference, ["--set", "asr.second-pass=false"])
+    # LADDERS (environment): which ladders run, of lockstep, staggered, cheap-lockstep,
+    # cheap-staggered (default: all four); CHEAP: the cheaper search's settings (default
+    # asr.second-pass=false; space-separated NODE.PARAM=VALUE).
+    which = os.environ.get("LADDERS", "lockstep,staggered,cheap-lockstep,cheap-staggered").split(",")
+    cheap_set = [a for v in os.environ.get("CHEAP", "asr.second-pass=false").split() for a in ("--set", v)]
+    runs = {name: ladder(pcm, seconds, reference, cheap_set if name.startswith("cheap") else [], name.endswith("staggered"))
+            for name in ["lockstep", "staggered", "cheap-lockstep", "cheap-staggered"] if name in which}
+    best, cheap = runs.get("lockstep") or runs.get("staggered"), runs.get("cheap-lockstep") or runs.get("cheap-staggered")
     ps = shutil.which("pocketsphinx_continuous")
     if ps:
         t0 = time.monotonic()

@@ -41,7 +41,7 @@ final class PocketSphinxDecoder {
         self.dropsSilence = dropsSilence
         self.limits = limits
         var args = ["audiograph", "-hmm", hmm, "-dict", dict, "-logfn", "/dev/null", "-bestpath", "yes",
-                    "-maxhmmpf", String(limits.hmms), "-maxwpf", String(limits.wordExits),
+                    "-maxhmmpf", String(limits.hmms), "-maxwpf", String(limits.wordExits), "-topn", String(limits.gaussians),
                     "-remove_silence", dropsSilence ? "yes" : "no"]
         switch search {
         case .languageModel:

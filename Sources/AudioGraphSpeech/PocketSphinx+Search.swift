@@ -9,12 +9,15 @@ extension PocketSphinxDecoder {
         var isLanguageModel: Bool { if case .languageModel = self { true } else { false } }
     }
 
-    /// Histogram pruning: the search keeps at most this much per 10 ms frame; and whether a
-    /// language model's search runs its second pass.
+    /// Histogram pruning: the search keeps at most this much per 10 ms frame; whether a
+    /// language model's search runs its second pass; how many Gaussians score each state.
     struct Limits {
         var hmms: Int
         var wordExits: Int
         /// PocketSphinx's flat-lexicon second pass (`-fwdflat`) over each part as it closes.
         var secondPass = true
+        /// The best Gaussians of each codebook that score a senone per frame (`-topn`; the
+        /// model's own default is 4): the acoustic scoring is half of the decoder's cost.
+        var gaussians = 4
     }
 }

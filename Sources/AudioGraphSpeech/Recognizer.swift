@@ -51,6 +51,8 @@ public final class Recognizer: AudioNode {
                           help: "most distinct words that may end per frame (PocketSphinx -maxwpf)"),
             ParameterSpec("second-pass", .bool, default: true,
                           help: "with the language model: PocketSphinx's second (flat-lexicon) pass over each part of an utterance as it closes; false: about a quarter less decoder CPU for about 1 point more WER (README: Serving speech)"),
+            ParameterSpec("top-gaussians", .integer(1...16), default: 4,
+                          help: "the best Gaussians of each codebook that score a state per frame (PocketSphinx -topn): 2 takes about a fifth less CPU for about 2 points more WER (README: Serving speech)"),
             ParameterSpec("continuous", .bool, default: true,
                           help: "keep recognising utterance after utterance (false: end the run after the first)"),
         ],

@@ -78,12 +78,13 @@ struct RecognizerSettings: Sendable {
         partialFrames = Int(p.number("partials") * 16000)
         alternatives = p.integer("alternatives")
         continuous = p.bool("continuous")
-        limits = .init(hmms: p.integer("max-hmms"), wordExits: p.integer("max-word-exits"), secondPass: p.bool("second-pass"))
+        limits = .init(hmms: p.integer("max-hmms"), wordExits: p.integer("max-word-exits"), secondPass: p.bool("second-pass"),
+                       gaussians: p.integer("top-gaussians"))
         finalPass = p.choice("final")
         cmnLookahead = p.number("cmn-lookahead")
         let previewHMMs = p.integer("preview-hmms")
         let previews = finalPass == .live && cmnLookahead > 0 && partialFrames > 0 && previewHMMs > 0
-        previewLimits = previews ? .init(hmms: previewHMMs, wordExits: limits.wordExits) : nil
+        previewLimits = previews ? .init(hmms: previewHMMs, wordExits: limits.wordExits, gaussians: limits.gaussians) : nil
     }
 
     /// What a decoder of these settings is kept under when models are kept loaded
@@ -98,7 +99,7 @@ struct RecognizerSettings: Sendable {
         case .keyphrase(let k, let t): (searchText, files) = ("kws \(k) \(t)", [])
         }
         return LoadedDecoders.key(
-            [hmm, searchText, "\(limits.hmms)/\(limits.wordExits)\(limits.secondPass ? "" : "/1")", finalPass.rawValue,
+            [hmm, searchText, "\(limits.hmms)/\(limits.wordExits)\(limits.secondPass ? "" : "/1")/g\(limits.gaussians)", finalPass.rawValue,
              previewLimits.map { "\($0.hmms)/\($0.wordExits)" } ?? "-"],
             files: [hmm + "/mdef", hmm + "/means", dict] + files + (vocabularyPath.map { [$0] } ?? []))
     }

@@ -39,9 +39,10 @@ enum ServeCommand: Command {
                                   of one session's graph ends that session only (one process
                                   per graph waits ahead with its model loaded; README).
           --set NODE.PARAM=VALUE  Override a parameter in every graph with that node
-                                  (repeatable): --set asr.second-pass=false kept 8-10 live
-                                  streams in real time where 4-6 kept it, for about 1 point
-                                  more WER (README: Serving speech).
+                                  (repeatable): on 2 cores the graphs as they are kept 8 live
+                                  streams in real time; --set asr.second-pass=false 8-10, for
+                                  about 1 point more WER; with asr.top-gaussians=2 as well, 12,
+                                  for about 2 points (README: Serving speech).
           -h, --help              Show this help.
 
         SIGTERM or Ctrl-C drains: /healthz says 503, new sessions are refused, sessions in

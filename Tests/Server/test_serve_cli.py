@@ -32,6 +32,7 @@ def keys_file(text):
     (["--keys", "/nonexistent.keys"], "--keys /nonexistent.keys"),
     (["--set", "asr.second-pas=false"], "has no parameter \"second-pas\" (did you mean \"second-pass\"?)"),
     (["--set", "asr.second-pass=maybe"], "--set asr.second-pass=maybe"),
+    (["--set", "asr.top-gaussians=0"], "--set asr.top-gaussians=0"),
     (["--set", "nope.max-hmms=10"], "no graph served from"),
     (["--set", "asr"], "expected NODE.PARAM=VALUE"),
 ])

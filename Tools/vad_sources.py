@@ -1,0 +1,142 @@
+#!/tmp/benchvenv/bin/python
+"""Tools/bench vad-sources: the vad per source, and false starts in quiet scenes, beside the
+peers (WebRTC VAD's recipe, Silero's VADIterator) in the same run.
+
+1. Per source: every transcribed recording of ../shared/corpus and corpus-more, its speech
+   regions from the labels where there are any, else from the words of a forced alignment of
+   its transcript (pocketsphinx 5, merged across gaps under 0.3 s: ../shared/bench/common.py);
+   frame F1 (10 ms) and false alarms per source, pooled, and the worst source. The vad's model
+   was fitted on synthetic speech only (TUNING.md), so every source is one it never saw: the
+   per-source figure is the leave-one-source-out figure.
+2. Quiet scenes (issue #40, "the first seconds in a quiet room"): 6 s windows of each corpus
+   noise recording, scaled to an RMS of -60, -55, -50, -45 and -40 dBFS: speech starts in the
+   first 6 s (each is a false start: there is no speech).
+
+  vad_sources.py AUDIOGRAPH [--windows N]
+Needs ../shared/bench's virtualenv (/tmp/benchvenv: ../shared/bench/setup.sh).
+"""
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import soundfile as sf
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.path.join(ROOT, "..", "shared")
+sys.path.insert(0, os.path.join(SHARED, "bench"))
+import common  # noqa: E402
+import vad_peers  # noqa: E402
+
+GRAPH = {"graph": "vad-only", "nodes": [
+    {"id": "mic", "type": "pulse-source"}, {"id": "rs", "type": "resampler", "params": {"rate": 16000}},
+    {"id": "vad", "type": "vad"}, {"id": "out", "type": "null-sink"}],
+    "connections": [{"from": "mic", "to": "rs"}, {"from": "rs", "to": "vad"}, {"from": "vad", "to": "out"}]}
+LEVELS = (-60, -55, -50, -45, -40)
+
+
+def source_of(item):
+    """`group` in corpus-more, the `source` repository in the first corpus's manifest."""
+    return item.raw.get("group") or item.raw.get("source", "").split(":")[0].split("/")[-1] or "unknown"
+
+
+def ours(binary, graph):
+    def peer(path, dur):
+        p = subprocess.run([binary, "run", graph, "--source", path, "--json"], capture_output=True, text=True)
+        if p.returncode:
+            raise RuntimeError(f"audiograph exit {p.returncode} on {path}: {p.stderr[-300:]}")
+        return vad_peers.events_to_segments([json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")], dur)
+    return peer
+
+
+def detectors(binary, graph):
+    return {"audiograph vad": ours(binary, graph),
+            "webrtcvad mode 3 + recipe": vad_peers.webrtc_recipe(3),
+            "silero VADIterator 0.5": vad_peers.silero_iterator()}
+
+
+def run_detector(name, f, path, x):
+    out = f(path, len(x) / common.SR) if name.startswith("audiograph") else f(x, common.pcm16(x))
+    return out[0] if isinstance(out, tuple) else out
+
+
+def items():
+    """Transcribed speech of both corpora, and their noise recordings."""
+    speech, noises = [], []
+    for manifest in (os.path.join(SHARED, "corpus", "manifest.json"), os.path.join(SHARED, "corpus-more", "manifest.json")):
+        if not os.path.exists(manifest):
+            continue
+        os.environ["BENCH_MANIFEST"] = manifest
+        speech += [it for it in common.load_corpus() if it.text]
+        noises += common.load_corpus("noise")
+    return speech, noises
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("binary")
+    ap.add_argument("--windows", type=int, default=15, help="6 s windows per noise recording")
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="ag-vad-sources-")
+    graph = os.path.join(tmp, "vad.json")
+    json.dump(GRAPH, open(graph, "w"))
+    D = detectors(a.binary, graph)
+    speech, noises = items()
+    if not speech:
+        sys.exit("vad-sources needs ../shared/corpus (the recordings and their transcripts)")
+
+    scores = collections.defaultdict(vad_peers.Score)
+    unaligned = []
+    for it in speech:
+        try:
+            regions = common.truth_speech(it)
+        except TypeError:  # the forced alignment found no path through the transcript
+            regions = None
+        if not regions:
+            unaligned.append(it.id)
+            continue
+        path = str(common.to16k(it))
+        x = sf.read(path, dtype="float32")[0]
+        for name, f in D.items():
+            segs = run_detector(name, f, path, x)
+            for key in (source_of(it), "pooled"):
+                scores[key, name].add(segs, regions, len(x) / common.SR)
+    sources = sorted({k for k, _ in scores if k != "pooled"})
+    print(f"## The vad per source ({len(speech) - len(unaligned)} recordings, {len(sources)} sources; F1 % / false alarm %)\n")
+    if unaligned:
+        print(f"Left out, no forced alignment of their transcript: {', '.join(unaligned)}\n")
+    rows = [[s, *[" / ".join(scores[s, n].row()[i] for i in (2, 3)) for n in D]] for s in sources + ["pooled"]]
+    print(common.md_table(["source", *D], rows) + "\n")
+    for n in D:
+        f1 = {s: float(scores[s, n].row()[2]) for s in sources}
+        worst = min(f1, key=f1.get)
+        print(f"{n}: pooled F1 {scores['pooled', n].row()[2]} %, worst source {worst} {f1[worst]:.1f} %")
+
+    print(f"\n## Quiet scenes: speech starts in 6 s of noise alone ({a.windows} windows per recording and level)\n")
+    rows = []
+    for it in noises:
+        x = sf.read(str(common.to16k(it)), dtype="float32")[0]
+        rms = np.sqrt(np.mean(x.astype(np.float64) ** 2))
+        hop = max(common.SR * 6, (len(x) - common.SR * 6) // max(1, a.windows - 1))
+        starts = [i for i in range(0, len(x) - common.SR * 6 + 1, hop)][:a.windows]
+        for level in LEVELS:
+            counts = collections.Counter()
+            scenes = collections.Counter()
+            for s in starts:
+                y = (x[s:s + common.SR * 6] * (10 ** (level / 20) / rms)).astype(np.float32)
+                path = os.path.join(tmp, "scene.wav")
+                common.write_wav(path, y)
+                for name, f in D.items():
+                    n = len(run_detector(name, f, path, y))
+                    counts[name] += n
+                    scenes[name] += n > 0
+            rows.append([it.id, level, *[f"{counts[n]} in {scenes[n]} of {len(starts)}" for n in D]])
+    print(common.md_table(["noise", "RMS dBFS", *D], rows))
+
+
+if __name__ == "__main__":
+    main()
