@@ -13,6 +13,8 @@
    barge-in -- N exchanges nobody interrupts (barge-ins, utterances from its own voice) and N
    whose answer the user interrupts with the next command, at 0 dB and -10 dB speech to echo
    (answers stopped, commands recognised exactly, onset to stop).
+   Before the room, offline: the same N commands with no echo at all, through the assistant
+   with and without the canceller in the path (commands exact: the canceller costs nothing).
 
 Usage: Tools/echo_bench.py BIN_DIR [N]
 """
@@ -196,6 +198,22 @@ def measure(es, expected, interrupted):
     return dict(answers=len(ends), stopped=sum(1 for e in ends if e.get("cancelled")), barges=len(barges),
                 own=own, right=right, stop=stop)
 
+
+# 1b. Commands with no echo at all, offline (a file has no echo): the canceller in the path
+# must not cost the recognizer anything.
+print(f"## Commands without any echo, offline: {n_room} exchanges (wake word, command)")
+print()
+print("| graph | commands exact | barge-ins |")
+print("|---|---|---|")
+raw, exp = script(n_room)
+for name, graph, extra in [("assistant.json, barge-in (no canceller)", "graphs/assistant.json", ["--set", "tts.barge-in=true"]),
+                           ("assistant-barge-in.json (the canceller in the path)", "graphs/assistant-barge-in.json", [])]:
+    out = subprocess.run([ag, "run", graph, "--source", os.path.join(work, "user.wav"), "--sink",
+                          os.path.join(work, "answers.wav"), "--json"] + extra, capture_output=True, text=True)
+    m = measure([json.loads(l) for l in out.stdout.splitlines() if l.startswith("{")], exp, False)
+    print(f"| {name} | {m['right']}/{n_room} | {m['barges']} |")
+print()
+sys.stdout.flush()
 
 cancellers = [
     ("echo-canceller node (graphs/assistant-barge-in.json)", "graphs/assistant-barge-in.json",
