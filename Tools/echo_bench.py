@@ -12,7 +12,10 @@
    and PulseAudio's module-echo-cancel (webrtc, speex) in front of graphs/assistant.json with
    barge-in -- N exchanges nobody interrupts (barge-ins, utterances from its own voice) and N
    whose answer the user interrupts with the next command, at 0 dB and -10 dB speech to echo
-   (answers stopped, commands recognised exactly, onset to stop).
+   (answers stopped, commands recognised exactly, onset to stop). The node once more in a
+   drift-free room: the user looped into the speaker and the microphone the speaker's own
+   monitor, so the echo is what was played at a fixed latency, on the playback's clock
+   (AG_ECHO_ONLY_DRIFT_FREE=1 runs that row alone; AG_ECHO_ONLY_NODE=1 leaves out the peers).
    Before the room, offline: the same N commands with no echo at all, through the assistant
    with and without the canceller in the path (commands exact: the canceller costs nothing).
 
@@ -131,8 +134,8 @@ sys.stdout.flush()
 
 
 # 2. The room.
-def room_run(graph, user_raw, extra, modules=()):
-    with PulseRoom(work, modules) as room:
+def room_run(graph, user_raw, extra, modules=(), drift_free=False):
+    with PulseRoom(work, modules, drift_free) as room:
         run = subprocess.Popen([ag, "run", graph, "--json", "--set", "tts.reply=hello computer, you asked: {text}"] + extra,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=room.env)
         time.sleep(6)  # the model loaded and the room's loopbacks settled
@@ -218,6 +221,8 @@ sys.stdout.flush()
 cancellers = [
     ("echo-canceller node (graphs/assistant-barge-in.json)", "graphs/assistant-barge-in.json",
      ["--set", "mic.device=agtest_room.monitor", "--set", "speaker.device=agtest_sink"], []),
+    ("the same, drift-free room (the microphone is the speaker's own monitor)", "graphs/assistant-barge-in.json",
+     ["--set", "mic.device=agtest_sink.monitor", "--set", "speaker.device=agtest_sink"], "drift-free"),
 ]
 for method in ([] if os.environ.get("AG_ECHO_ONLY_NODE") == "1" else ["webrtc", "speex"]):
     cancellers.append((f"module-echo-cancel aec_method={method} (graphs/assistant.json, barge-in)", "graphs/assistant.json",
@@ -229,12 +234,16 @@ print()
 print("| canceller | nobody interrupts: barge-ins, own-voice finals, commands exact | interrupted at 0 dB: stopped, commands exact, onset to stop p50/p95 | at -10 dB: stopped, exact |")
 print("|---|---|---|---|")
 for name, graph, extra, modules in cancellers:
+    if os.environ.get("AG_ECHO_ONLY_DRIFT_FREE") == "1" and modules != "drift-free":
+        continue
+    drift_free = modules == "drift-free"
+    modules = [] if drift_free else modules
     raw, exp = script(n_room)
-    calm = measure(room_run(graph, raw, extra, modules), exp, False)
+    calm = measure(room_run(graph, raw, extra, modules, drift_free), exp, False)
     row = [f"{calm['barges']}, {calm['own']}, {calm['right']}/{n_room}"]
     for db in [0, -10]:
         raw, exp = script(n_room, db)
-        m = measure(room_run(graph, raw, extra, modules), exp, True)
+        m = measure(room_run(graph, raw, extra, modules, drift_free), exp, True)
         row.append(f"{m['stopped']}/{n_room}, {m['right']}/{n_room}"
                    + (f", {pct(m['stop'], 50) * 1000:.0f}/{pct(m['stop'], 95) * 1000:.0f} ms" if db == 0 and m["stop"] else ""))
     print(f"| {name} | " + " | ".join(row) + " |")

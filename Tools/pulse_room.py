@@ -10,9 +10,15 @@ import os, subprocess, time
 
 
 class PulseRoom:
-    def __init__(self, work, modules=()):
+    """`drift_free`: instead of the room, the user is looped into the speaker (agtest_sink) and
+    the microphone is the speaker's own monitor (`agtest_sink.monitor`): the echo is what was
+    played, on the playback's own clock, a fixed latency later (no loopback adapting its rate,
+    no reverb), to tell a canceller's limits from the loopbacks' drift."""
+
+    def __init__(self, work, modules=(), drift_free=False):
         self.dir = os.path.join(work, "pulse")
         self.modules = modules
+        self.drift_free = drift_free
         self.env = dict(os.environ)
 
     def __enter__(self):
@@ -21,7 +27,11 @@ class PulseRoom:
             k, v = kv.split("=", 1)
             self.env[k] = v
         try:
-            subprocess.run(["Tools/pulse-daemon", "room", self.dir], check=True, env=self.env)
+            if self.drift_free:
+                subprocess.run(["pactl", "load-module", "module-loopback", "source=agtest_pipe", "sink=agtest_sink",
+                                "latency_msec=30"], check=True, env=self.env, stdout=subprocess.DEVNULL)
+            else:
+                subprocess.run(["Tools/pulse-daemon", "room", self.dir], check=True, env=self.env)
             for m in self.modules:
                 subprocess.run(["pactl", "load-module"] + list(m), check=True, env=self.env, stdout=subprocess.DEVNULL)
         except BaseException:
