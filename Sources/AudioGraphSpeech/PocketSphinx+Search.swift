@@ -16,8 +16,8 @@ extension PocketSphinxDecoder {
         var wordExits: Int
         /// PocketSphinx's flat-lexicon second pass (`-fwdflat`) over each part as it closes.
         var secondPass = true
-        /// The best Gaussians of each codebook that score a senone per frame (`-topn`; the
-        /// model's own default is 4): the acoustic scoring is half of the decoder's cost.
+        /// The best Gaussians of each codebook that score a senone per frame (`-topn`;
+        /// PocketSphinx's default is 4): the acoustic scoring is half of the decoder's cost.
         var gaussians = 4
     }
 }

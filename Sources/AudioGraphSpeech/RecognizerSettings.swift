@@ -88,10 +88,13 @@ struct RecognizerSettings: Sendable {
     }
 
     /// What a decoder of these settings is kept under when models are kept loaded
-    /// (``SpeechModel/keepsLoadedModels``); nil when it is not kept (assistant mode: the
-    /// wake-word spotter is a second decoder tied to this one).
-    var reuseKey: String? {
-        guard LoadedDecoders.shared.keeping, wake == nil else { return nil }
+    /// (``SpeechModel/keepsLoadedModels``); nil when it is not kept.
+    var reuseKey: String? { LoadedDecoders.shared.keeping ? decoderKey : nil }
+
+    /// What tells decoders of these settings apart from others (model, search, limits, files);
+    /// nil in assistant mode (the wake-word spotter is a second decoder tied to this one).
+    var decoderKey: String? {
+        guard wake == nil else { return nil }
         let searchText: String, files: [String]
         switch search {
         case .languageModel(let lm): (searchText, files) = ("lm", [lm])

@@ -1,3 +1,4 @@
+import AudioGraphCore
 import Foundation
 
 /// Speech fixtures made at test time with Debian's flite (voice rms, which PocketSphinx
@@ -10,6 +11,15 @@ public enum Flite {
         guard isAvailable else { return nil }
         let url = fixtures.appendingPathComponent(text.replacingOccurrences(of: " ", with: "_").prefix(60) + ".wav")
         return cached(url) { run("/usr/bin/flite", ["-voice", "rms", "-t", text, "-o", $0.path]) }
+    }
+
+    /// flite's `text` as 16-bit samples, 16 kHz mono as the decoder takes them (the engine's
+    /// own conversion, `PCM.int16`); nil when flite is missing.
+    public static func samples16(_ text: String) throws -> [Int16]? {
+        guard let url = speech(text) else { return nil }
+        let wav = try WAVFile.monoSamples(path: url.path)
+        guard wav.rate == 16000 else { throw EngineError(.audioFile, "\(url.path): \(wav.rate) Hz, expected 16000") }
+        return wav.samples.map(PCM.int16)
     }
 
     /// The sayings one after another with `pause` seconds of digital silence between them

@@ -27,13 +27,8 @@ struct FirstWordsPreviewTests {
 
     /// flite's "go forward ten meters" as 16-bit samples.
     static func saying() throws -> [Int16]? {
-        guard SpeechModel.isDefaultInstalled, let wav = Flite.speech("go forward ten meters") else { return nil }
-        let reader = try WAVFileReader(path: wav.path)
-        try #require(reader.header.format == StreamFormat(sampleRate: 16000, channelCount: 1))
-        let n = reader.header.frameCount
-        let buffer = AudioBuffer(format: reader.header.format, frameCapacity: n)
-        reader.read(into: buffer, start: 0, count: n)
-        return (0..<n).map { Int16(max(-32768, min(32767, (buffer.channel(0)[$0] * 32768).rounded()))) }
+        guard SpeechModel.isDefaultInstalled else { return nil }
+        return try Flite.samples16("go forward ten meters")
     }
 
     /// Decodes `x` as one utterance normalised by its own cepstral mean, after a preview of

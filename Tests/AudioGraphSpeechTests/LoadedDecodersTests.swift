@@ -16,10 +16,7 @@ struct LoadedDecodersTests {
         return d
     }
 
-    func samples(_ text: String) throws -> [Int16] {
-        let w = try WAVFile.monoSamples(path: try #require(Flite.speech(text)).path)
-        return w.samples.map { Int16(max(-32768, min(32767, ($0 * 32768).rounded()))) }
-    }
+    func samples(_ text: String) throws -> [Int16] { try #require(try Flite.samples16(text)) }
 
     /// Two utterances live (the running mean moves), then a whole one, as the recognizer does.
     func decode(_ d: PocketSphinxDecoder, _ x: [Int16]) -> RecognitionResult {

@@ -13,8 +13,7 @@ struct TopGaussiansTests {
         let d = try PocketSphinxDecoder(
             hmm: SpeechModel.defaultHMM, dict: SpeechModel.defaultDict, search: .languageModel(SpeechModel.defaultLM),
             limits: .init(hmms: 4000, wordExits: 10, gaussians: gaussians), dropsSilence: true)
-        let w = try WAVFile.monoSamples(path: try #require(Flite.speech(text)).path)
-        let x = w.samples.map { Int16(max(-32768, min(32767, ($0 * 32768).rounded()))) }
+        let x = try #require(try Flite.samples16(text))
         d.startUtterance()
         x.withUnsafeBufferPointer { d.process($0.baseAddress!, count: $0.count, wholeUtterance: true) }
         d.endUtterance()
@@ -26,5 +25,18 @@ struct TopGaussiansTests {
         #expect(two.topn == 2)
         #expect(two.text.contains("forward"), "\(two.text)")
         #expect(try decoded("go forward ten meters", gaussians: 4).topn == 4)
+    }
+
+    /// The node's parameter is what its decoders (the full search and the first words'
+    /// preview) are made with, and a decoder kept for reuse is not handed to settings with another.
+    @Test func theParameterReachesTheDecodersSettings() throws {
+        func settings(_ values: [String: ParameterValue]) throws -> RecognizerSettings {
+            try RecognizerSettings(ResolvedParameters(
+                nodeId: "asr", values: Recognizer.descriptor.filledWithDefaults(values.merging(["final": .string("live")]) { a, _ in a })))
+        }
+        let two = try settings(["top-gaussians": .number(2)]), four = try settings([:])
+        #expect(two.limits.gaussians == 2 && two.previewLimits?.gaussians == 2)
+        #expect(four.limits.gaussians == 4)
+        #expect(two.decoderKey != nil && two.decoderKey != four.decoderKey)
     }
 }
