@@ -134,8 +134,8 @@ sys.stdout.flush()
 
 
 # 2. The room.
-def room_run(graph, user_raw, extra, modules=(), drift_free=False):
-    with PulseRoom(work, modules, drift_free) as room:
+def room_run(graph, user_raw, extra, modules=(), kind="room"):
+    with PulseRoom(work, modules, kind) as room:
         run = subprocess.Popen([ag, "run", graph, "--json", "--set", "tts.reply=hello computer, you asked: {text}"] + extra,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=room.env)
         time.sleep(6)  # the model loaded and the room's loopbacks settled
@@ -155,8 +155,12 @@ for i, s in enumerate(says + interrupts):
 gap = lambda s: (lambda p: (sox("-n", "-r", "16000", "-c", "1", "-b", "16", p, "trim", "0", str(s)), p)[1])(os.path.join(work, f"gap{s}.wav"))
 
 
+USER = os.path.join(work, "user.wav")  # the last script, as a file
+
+
 def script(n, interrupt_db=None):
-    """Wake, command; then (interrupting) the next command 2.6 s after it, over the answer."""
+    """Wake, command; then (interrupting) the next command 2.6 s after it, over the answer.
+    Written to USER; returns its raw PCM and the commands it says."""
     parts, expected = [], []
     for i in range(n):
         c = os.path.join(work, f"say{i % len(says)}.wav")
@@ -170,9 +174,8 @@ def script(n, interrupt_db=None):
             expected.append(interrupts[i % len(interrupts)])
         else:
             parts += [gap(7.5)]
-    user = os.path.join(work, "user.wav")
-    sox(*parts, user)
-    raw = subprocess.run(["sox", user, "-t", "raw", "-"], capture_output=True, check=True).stdout
+    sox(*parts, USER)
+    raw = subprocess.run(["sox", USER, "-t", "raw", "-"], capture_output=True, check=True).stdout
     return raw, expected
 
 
@@ -216,39 +219,38 @@ print("|---|---|---|")
 raw, exp = script(n_room)
 for name, graph, extra in [("assistant.json, barge-in (no canceller)", "graphs/assistant.json", ["--set", "tts.barge-in=true"]),
                            ("assistant-barge-in.json (the canceller in the path)", "graphs/assistant-barge-in.json", [])]:
-    out = subprocess.run([ag, "run", graph, "--source", os.path.join(work, "user.wav"), "--sink",
+    out = subprocess.run([ag, "run", graph, "--source", USER, "--sink",
                           os.path.join(work, "answers.wav"), "--json"] + extra, capture_output=True, text=True)
     m = measure([json.loads(l) for l in out.stdout.splitlines() if l.startswith("{")], exp, False)
     print(f"| {name} | {m['right']}/{n_room} | {m['barges']} |")
 print()
 sys.stdout.flush()
 
+# (name, graph, --set arguments, modules loaded in the room, Tools/pulse-daemon's room kind)
 cancellers = [
     ("echo-canceller node (graphs/assistant-barge-in.json)", "graphs/assistant-barge-in.json",
-     ["--set", "mic.device=agtest_room.monitor", "--set", "speaker.device=agtest_sink"], []),
+     ["--set", "mic.device=agtest_room.monitor", "--set", "speaker.device=agtest_sink"], [], "room"),
     ("the same, drift-free room (the microphone is the speaker's own monitor)", "graphs/assistant-barge-in.json",
-     ["--set", "mic.device=agtest_sink.monitor", "--set", "speaker.device=agtest_sink"], "drift-free"),
+     ["--set", "mic.device=agtest_sink.monitor", "--set", "speaker.device=agtest_sink"], [], "drift-free-room"),
 ]
 for method in ([] if os.environ.get("AG_ECHO_ONLY_NODE") == "1" else ["webrtc", "speex"]):
     cancellers.append((f"module-echo-cancel aec_method={method} (graphs/assistant.json, barge-in)", "graphs/assistant.json",
                        ["--set", "tts.barge-in=true", "--set", "mic.device=ec_source", "--set", "speaker.device=ec_sink"],
                        [["module-echo-cancel", "source_master=agtest_room.monitor", "sink_master=agtest_sink",
-                         f"aec_method={method}", "source_name=ec_source", "sink_name=ec_sink"]]))
+                         f"aec_method={method}", "source_name=ec_source", "sink_name=ec_sink"]], "room"))
 print(f"## Barge-in in the room: {n_room} exchanges each, answers beginning with the wake word")
 print()
 print("| canceller | nobody interrupts: barge-ins, own-voice finals, commands exact | interrupted at 0 dB: stopped, commands exact, onset to stop p50/p95 | at -10 dB: stopped, exact |")
 print("|---|---|---|---|")
-for name, graph, extra, modules in cancellers:
-    if os.environ.get("AG_ECHO_ONLY_DRIFT_FREE") == "1" and modules != "drift-free":
+for name, graph, extra, modules, kind in cancellers:
+    if os.environ.get("AG_ECHO_ONLY_DRIFT_FREE") == "1" and kind != "drift-free-room":
         continue
-    drift_free = modules == "drift-free"
-    modules = [] if drift_free else modules
     raw, exp = script(n_room)
-    calm = measure(room_run(graph, raw, extra, modules, drift_free), exp, False)
+    calm = measure(room_run(graph, raw, extra, modules, kind), exp, False)
     row = [f"{calm['barges']}, {calm['own']}, {calm['right']}/{n_room}"]
     for db in [0, -10]:
         raw, exp = script(n_room, db)
-        m = measure(room_run(graph, raw, extra, modules, drift_free), exp, True)
+        m = measure(room_run(graph, raw, extra, modules, kind), exp, True)
         row.append(f"{m['stopped']}/{n_room}, {m['right']}/{n_room}"
                    + (f", {pct(m['stop'], 50) * 1000:.0f}/{pct(m['stop'], 95) * 1000:.0f} ms" if db == 0 and m["stop"] else ""))
     print(f"| {name} | " + " | ".join(row) + " |")

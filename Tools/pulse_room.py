@@ -1,5 +1,5 @@
-"""A private PulseAudio daemon made a room (Tools/pulse-daemon room): the captured source
-hears the user (the daemon's pipe source) and the speaker's monitor at full level. For the
+"""A private PulseAudio daemon made a room (Tools/pulse-daemon room or drift-free-room): the
+captured source hears the user (the daemon's pipe source) and the speaker at full level. For the
 benches that run the assistant loop through real audio (assistant_bench.py, echo_bench.py).
 
     with PulseRoom(work, modules=[...]) as room:
@@ -10,15 +10,14 @@ import os, subprocess, time
 
 
 class PulseRoom:
-    """`drift_free`: instead of the room, the user is looped into the speaker (agtest_sink) and
-    the microphone is the speaker's own monitor (`agtest_sink.monitor`): the echo is what was
-    played, on the playback's own clock, a fixed latency later (no loopback adapting its rate,
-    no reverb), to tell a canceller's limits from the loopbacks' drift."""
+    """`kind`: Tools/pulse-daemon's `room` (the echo through loopbacks that adapt their rates)
+    or `drift-free-room` (the microphone the speaker's own monitor: the echo exactly what was
+    played, on the playback's clock)."""
 
-    def __init__(self, work, modules=(), drift_free=False):
+    def __init__(self, work, modules=(), kind="room"):
         self.dir = os.path.join(work, "pulse")
         self.modules = modules
-        self.drift_free = drift_free
+        self.kind = kind
         self.env = dict(os.environ)
 
     def __enter__(self):
@@ -27,11 +26,7 @@ class PulseRoom:
             k, v = kv.split("=", 1)
             self.env[k] = v
         try:
-            if self.drift_free:
-                subprocess.run(["pactl", "load-module", "module-loopback", "source=agtest_pipe", "sink=agtest_sink",
-                                "latency_msec=30"], check=True, env=self.env, stdout=subprocess.DEVNULL)
-            else:
-                subprocess.run(["Tools/pulse-daemon", "room", self.dir], check=True, env=self.env)
+            subprocess.run(["Tools/pulse-daemon", self.kind, self.dir], check=True, env=self.env)
             for m in self.modules:
                 subprocess.run(["pactl", "load-module"] + list(m), check=True, env=self.env, stdout=subprocess.DEVNULL)
         except BaseException:

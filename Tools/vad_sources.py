@@ -17,9 +17,7 @@ Needs ../shared/bench's virtualenv (/tmp/benchvenv: ../shared/bench/setup.sh).
 """
 import argparse
 import collections
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -32,10 +30,6 @@ sys.path.insert(0, os.path.join(SHARED, "bench"))
 import common  # noqa: E402
 import vad_peers  # noqa: E402
 
-GRAPH = {"graph": "vad-only", "nodes": [
-    {"id": "mic", "type": "pulse-source"}, {"id": "rs", "type": "resampler", "params": {"rate": 16000}},
-    {"id": "vad", "type": "vad"}, {"id": "out", "type": "null-sink"}],
-    "connections": [{"from": "mic", "to": "rs"}, {"from": "rs", "to": "vad"}, {"from": "vad", "to": "out"}]}
 LEVELS = (-60, -55, -50, -45, -40)
 
 
@@ -44,22 +38,17 @@ def source_of(item):
     return item.raw.get("group") or item.raw.get("source", "").split(":")[0].split("/")[-1] or "unknown"
 
 
-def ours(binary, graph):
-    def peer(path, dur):
-        p = subprocess.run([binary, "run", graph, "--source", path, "--json"], capture_output=True, text=True)
-        if p.returncode:
-            raise RuntimeError(f"audiograph exit {p.returncode} on {path}: {p.stderr[-300:]}")
-        return vad_peers.events_to_segments([json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")], dur)
-    return peer
-
-
-def detectors(binary, graph):
-    return {"audiograph vad": ours(binary, graph),
+def detectors(binary):
+    """Ours through the peer harness's own command peer and vad graph (as `Tools/bench vad`
+    runs it), beside the peers."""
+    return {"audiograph vad": vad_peers.cmd_peer(
+                f"{binary} run {os.path.join(SHARED, 'bench', 'graphs', 'vad.json')} --set src.path={{in}} --json"),
             "webrtcvad mode 3 + recipe": vad_peers.webrtc_recipe(3),
             "silero VADIterator 0.5": vad_peers.silero_iterator()}
 
 
 def run_detector(name, f, path, x):
+    """A peer's segments (the command peer reads the file, the others the samples)."""
     out = f(path, len(x) / common.SR) if name.startswith("audiograph") else f(x, common.pcm16(x))
     return out[0] if isinstance(out, tuple) else out
 
@@ -82,9 +71,7 @@ def main():
     ap.add_argument("--windows", type=int, default=15, help="6 s windows per noise recording")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="ag-vad-sources-")
-    graph = os.path.join(tmp, "vad.json")
-    json.dump(GRAPH, open(graph, "w"))
-    D = detectors(a.binary, graph)
+    D = detectors(a.binary)
     speech, noises = items()
     if not speech:
         sys.exit("vad-sources needs ../shared/corpus (the recordings and their transcripts)")
