@@ -35,4 +35,14 @@ extension PocketSphinxDecoder {
     func applyCepstralMean() {
         if let meter { ag_cmn_meter_apply(meter, decoder) }
     }
+
+    /// The search's own live cepstral mean as it stands (its mean, sums and frame count).
+    func liveCepstralMean() -> ag_cmn_snapshot_t { ag_cmn_snapshot(decoder) }
+
+    /// Puts the search's live cepstral mean back as `liveCepstralMean` gave it: the frames
+    /// processed since are forgotten by the mean (they were normalised, not learnt from).
+    func restoreLiveCepstralMean(_ mean: ag_cmn_snapshot_t) {
+        var mean = mean
+        ag_cmn_restore(decoder, &mean)
+    }
 }

@@ -23,6 +23,8 @@ final class WakeWordSpotter {
     /// The search's utterance starts again after this much audio without the phrase (60 s),
     /// so a session that waits for hours keeps its memory.
     static let restartSamples = 16000 * 60
+    /// Sound no louder than this (16-bit steps) is a digital path's dither, not a room.
+    static let ditherLevel: Int16 = 2
 
     /// Loads a key-phrase search for `phrase`, its words' pronunciations taken from `dictionary`.
     init(phrase: String, threshold: Double, hmm: String, dictionary: PocketSphinxDecoder) throws(EngineError) {
@@ -54,16 +56,26 @@ final class WakeWordSpotter {
         var k = 0
         while k < n {
             let m = min(n - k, Self.step - sinceLook)
-            var silent = true
+            var silent = true, dither = true
             for i in 0..<m {
                 let v = PCM.int16(x[k + i])
                 silent = silent && v == 0
+                dither = dither && v.magnitude <= Self.ditherLevel
                 scratch[i] = v
             }
             // Exact zeros (what the graph itself played, left out by the gate; a file's
-            // padding) carry nothing to spot and would drag the search's cepstral mean
-            // towards silence: seconds of them made the next wake word go unheard.
-            if !silent { decoder.process(scratch, count: m) }
+            // padding) carry nothing to spot and are not decoded. A bit or two of dither
+            // (a digital path's requantisation, between sounds, where a microphone would
+            // hear its room) is decoded, so the search goes on past a phrase just heard,
+            // but the cepstral mean does not learn from it: seconds of it pulled the mean
+            // of the loudness far below any room's, and the next wake word went unheard.
+            if dither && !silent {
+                let mean = decoder.liveCepstralMean()
+                decoder.process(scratch, count: m)
+                decoder.restoreLiveCepstralMean(mean)
+            } else if !silent {
+                decoder.process(scratch, count: m)
+            }
             k += m
             next += Int64(m)
             fed += m
