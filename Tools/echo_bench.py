@@ -179,6 +179,18 @@ def script(n, interrupt_db=None):
     return raw, expected
 
 
+def in_order(expected, finals):
+    """Commands recognised exactly, in the script's order, each final used once: the longest
+    common subsequence of the two lists, so a lost wake word or a wrong final costs its own
+    command only (a greedy scan for each command's next occurrence skipped every command
+    between a wrong final and the next time the same command was said)."""
+    best = [[0] * (len(finals) + 1) for _ in range(len(expected) + 1)]
+    for i, x in enumerate(expected):
+        for j, f in enumerate(finals):
+            best[i + 1][j + 1] = best[i][j] + 1 if x == f else max(best[i][j + 1], best[i + 1][j])
+    return best[-1][-1]
+
+
 def measure(es, expected, interrupted):
     finals = [e["text"] for e in es if e["type"] == "final"]
     ends = [e for e in es if e["type"] == "speak-end"]
@@ -195,12 +207,7 @@ def measure(es, expected, interrupted):
                     right += 1
                 k += 1
     else:
-        # In order, each final used once: a lost wake word loses its own command only.
-        k = 0
-        for x in expected:
-            if x in finals[k:]:
-                k = finals.index(x, k) + 1
-                right += 1
+        right = in_order(expected, finals)
     stop = []
     for b in barges:
         e = next((x for x in ends if x["t"] >= b["t"] and x.get("cancelled")), None)
