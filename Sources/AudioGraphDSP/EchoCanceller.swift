@@ -37,7 +37,7 @@ public final class EchoCanceller: AudioNode {
                           help: "measure how late the echo comes back (cross-correlation of the two inputs) and delay the reference to match, following changes; reported as echo-delay events"),
             ParameterSpec("max-delay", .number(0.1...2), default: 1, unit: "s", help: "with align: the longest echo delay looked for"),
             ParameterSpec("hold", .number(0...60), default: 15, unit: "dB",
-                          help: "the canceller holds the echo once its output stays this far below what plays (two half seconds running); until then what plays is marked on its `playing` output"),
+                          help: "the canceller holds the echo once its output stays this far below what plays (two half seconds running), measured again at each sound after a second of silence (each answer); until then what plays is marked on its `playing` output"),
         ],
         inputs: .fixed(2),
         controls: [
@@ -62,6 +62,8 @@ public final class EchoCanceller: AudioNode {
     private var startedFromLatency = false
     /// Frames (20 ms) until an echo of what last played has died away.
     private var echoFrames = 0
+    /// Microphone samples since the reference last carried sound (at most a second's).
+    private var quietSamples = 0
     private var rate = 16000.0
     static let echoDelayKind = NodeEvent.Kind(rawValue: 1300)
     private var echo: OpaquePointer?
@@ -161,7 +163,17 @@ public final class EchoCanceller: AudioNode {
             }
         }
         if estimator != nil { follow(mic, ref, &io) }
-        if !holds && ref.frameLength > 0 && Self.carriesSound(ref) {
+        let sounds = ref.frameLength > 0 && Self.carriesSound(ref)
+        if sounds {
+            // Each answer (sound after a second of silence) is measured again before the
+            // listeners hear over it: double talk over the last one (a user interrupting it)
+            // can leave the filter off its echo, and its own voice then interrupted the next.
+            if holds && quietSamples >= Int(rate) { startMeasuring() }
+            quietSamples = 0
+        } else {
+            quietSamples = min(quietSamples + n, Int(rate))
+        }
+        if !holds && sounds {
             // Until the filter holds, what plays now and its echo are left out by the listeners.
             let start = mic.time, end = mic.time + Double(n) / rate
             // Its echo: the measured delay (else 0.1 s) and 0.2 s of room, after the output
