@@ -57,7 +57,8 @@ public final class EchoCanceller: AudioNode {
     let holdERLE: Double
     private var refEnergy: Float = 0, outEnergy: Float = 0
     private var activeFrames = 0, framesMeasured = 0, windowsHeld = 0
-    private var gate = PlaybackGate()
+    /// What plays while the filter does not hold its echo (its `playing` output).
+    private(set) var gate = PlaybackGate()
     /// Whether the reported playback latency has been taken as the first delay (first block).
     private var startedFromLatency = false
     /// Frames (20 ms) until an echo of what last played has died away.

@@ -196,7 +196,7 @@ final class PocketSphinxDecoder {
         noise.withUnsafeBufferPointer { process($0.baseAddress!, count: $0.count) }
         endUtterance()
         ps_start_stream(decoder)
-        loadedMean = ag_cmn_snapshot(decoder)
+        loadedMean = liveCepstralMean()
     }
 
     /// The live cepstral mean as loaded (after `warmUp`), for `startOver`.
@@ -211,7 +211,7 @@ final class PocketSphinxDecoder {
         phase = .idle
         selectMainSearch()
         ps_start_stream(decoder)
-        if var mean = loadedMean { ag_cmn_restore(decoder, &mean) }
+        if let loadedMean { restoreLiveCepstralMean(loadedMean) }
         if let meter { ag_cmn_meter_restart(meter) }
         firstSegmentFrame = nil
     }

@@ -36,7 +36,8 @@ extension PocketSphinxDecoder {
         if let meter { ag_cmn_meter_apply(meter, decoder) }
     }
 
-    /// The search's own live cepstral mean as it stands (its mean, sums and frame count).
+    /// The search's own live cepstral mean as it stands (its mean, sums and frame count): as
+    /// loaded (`warmUp`, put back by `startOver`), or before audio it must not learn from.
     func liveCepstralMean() -> ag_cmn_snapshot_t { ag_cmn_snapshot(decoder) }
 
     /// Puts the search's live cepstral mean back as `liveCepstralMean` gave it: the frames

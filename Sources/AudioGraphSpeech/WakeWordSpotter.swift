@@ -69,12 +69,10 @@ final class WakeWordSpotter {
             // hear its room) is decoded, so the search goes on past a phrase just heard,
             // but the cepstral mean does not learn from it: seconds of it pulled the mean
             // of the loudness far below any room's, and the next wake word went unheard.
-            if dither && !silent {
-                let mean = decoder.liveCepstralMean()
+            if !silent {
+                let mean = dither ? decoder.liveCepstralMean() : nil
                 decoder.process(scratch, count: m)
-                decoder.restoreLiveCepstralMean(mean)
-            } else if !silent {
-                decoder.process(scratch, count: m)
+                if let mean { decoder.restoreLiveCepstralMean(mean) }
             }
             k += m
             next += Int64(m)
