@@ -18,7 +18,10 @@ import CSpeexDSP
 /// by itself, and follows them as they change. With `align` the node measures the echo's delay
 /// from the two signals (``EchoDelayEstimator``: up to `max-delay`) and delays the reference
 /// so that the echo falls at the start of the tail, following it when the sound server's
-/// latencies change; each delay it takes is an `echo-delay` event. Missing reference
+/// latencies change; each delay it takes is an `echo-delay` event. With `drift` it also follows
+/// an echo whose delay creeps (capture and playback on separate clocks): the measured delays'
+/// trend (``EchoDriftTracker``) sets the rate the reference is read at
+/// (``FractionalDelayLine``), so the filter sees an echo path that stands still. Missing reference
 /// (nothing played) is silence.
 /// Render thread only: nothing allocated per block.
 public final class EchoCanceller: AudioNode {
@@ -36,6 +39,8 @@ public final class EchoCanceller: AudioNode {
             ParameterSpec("align", .bool, default: true,
                           help: "measure how late the echo comes back (cross-correlation of the two inputs) and delay the reference to match, following changes; reported as echo-delay events"),
             ParameterSpec("max-delay", .number(0.1...2), default: 1, unit: "s", help: "with align: the longest echo delay looked for"),
+            ParameterSpec("drift", .bool, default: true,
+                          help: "with align: follow an echo whose delay creeps (capture and playback on separate clocks) by reading the reference at the rate the echo comes back"),
             ParameterSpec("hold", .number(0...60), default: 15, unit: "dB",
                           help: "the canceller holds the echo once its output stays this far below what plays (two half seconds running), measured again at each sound after a second of silence (each answer); until then what plays is marked on its `playing` output"),
         ],
@@ -46,14 +51,19 @@ public final class EchoCanceller: AudioNode {
         make: { p throws(GraphError) in EchoCanceller(p) })
 
     let tail: Double, delay: Double, suppression: Bool, noiseSuppression: Int, gainControl: Bool
-    let align: Bool, maxDelay: Double
-    /// With `align`: the echo's delay, measured; the reference's delay in force (samples).
-    private var estimator: EchoDelayEstimator?
-    private var appliedDelay = 0
-    private var reportedDelay = false
+    let align: Bool, maxDelay: Double, followDrift: Bool
+    /// With `align`: the echo's delay, measured.
+    var estimator: EchoDelayEstimator?
+    var reportedDelay = false
+    /// With `drift`: the measured delay's trend, and how far the echo lies into the filter's
+    /// tail (samples) when the trend was first drawn, which the reference's rate then keeps.
+    var drift = EchoDriftTracker(rate: 16000)
+    var driftOffset: Double?
+    /// Microphone samples taken in, and taken into the filter's frames.
+    var micSeen = 0, micConsumed = 0
     /// Whether the filter holds the echo (see `hold`), and what measures it: energies of
     /// reference and filter output over the frames something played, per half second.
-    private var holds = false
+    var holds = false
     let holdERLE: Double
     private var refEnergy: Float = 0, outEnergy: Float = 0
     private var activeFrames = 0, framesMeasured = 0, windowsHeld = 0
@@ -65,13 +75,14 @@ public final class EchoCanceller: AudioNode {
     private var echoFrames = 0
     /// Microphone samples since the reference last carried sound (at most a second's).
     private var quietSamples = 0
-    private var rate = 16000.0
+    var rate = 16000.0
     static let echoDelayKind = NodeEvent.Kind(rawValue: 1300)
-    private var echo: OpaquePointer?
+    var echo: OpaquePointer?
     private var preprocess: OpaquePointer?
     private var frame = 160
     private var micFIFO = SampleFIFO(capacity: 1)
-    private var refFIFO = SampleFIFO(capacity: 1)
+    /// The reference, read at the position and rate that line it up with its echo.
+    var refLine = FractionalDelayLine(capacity: 1)
     private var outFIFO = SampleFIFO(capacity: 1)
     private var micFrame: [Int16] = []
     private var refFrame: [Int16] = []
@@ -85,6 +96,7 @@ public final class EchoCanceller: AudioNode {
         gainControl = p.bool("gain-control")
         align = p.bool("align")
         maxDelay = p.number("max-delay")
+        followDrift = p.bool("drift")
         holdERLE = p.number("hold")
     }
 
@@ -133,16 +145,19 @@ public final class EchoCanceller: AudioNode {
         let block = context.maxFrames
         let delayFrames = Int(delay * Double(rate))
         self.rate = Double(rate)
-        appliedDelay = delayFrames
         reportedDelay = false
+        drift = EchoDriftTracker(rate: Double(rate))
+        driftOffset = nil
+        micSeen = 0
+        micConsumed = 0
         startedFromLatency = false
         gate = context.channel(.gate)
         startMeasuring()
         estimator = align ? EchoDelayEstimator(rate: Double(rate), maxSeconds: maxDelay) : nil
         micFIFO = SampleFIFO(capacity: block + 2 * frame)
-        refFIFO = SampleFIFO(capacity: block * 4 + max(delayFrames, Int(maxDelay * Double(rate))) + 2 * frame)
+        refLine = FractionalDelayLine(capacity: block * 4 + max(delayFrames, Int(maxDelay * Double(rate))) + 2 * frame)
+        refLine.readPosition = -Double(delayFrames)
         outFIFO = SampleFIFO(capacity: block + 3 * frame)
-        refFIFO.push(zeros: delayFrames)
         outFIFO.push(zeros: frame)  // the one frame the output lags
         micFrame = [Int16](repeating: 0, count: frame)
         refFrame = [Int16](repeating: 0, count: frame)
@@ -158,10 +173,7 @@ public final class EchoCanceller: AudioNode {
             // so the measured delay usually needs no realignment (which starts the filter over).
             startedFromLatency = true
             let guess = Int((gate.outputLatency - 0.03) * rate)
-            if delay == 0 && guess > 0 {
-                refFIFO.push(zeros: guess)
-                appliedDelay = guess
-            }
+            if delay == 0 && guess > 0 { refLine.readPosition -= Double(guess) }
         }
         if estimator != nil { follow(mic, ref, &io) }
         let sounds = ref.frameLength > 0 && Self.carriesSound(ref)
@@ -182,11 +194,14 @@ public final class EchoCanceller: AudioNode {
             gate.playing(from: start, to: end, tail: (estimator?.delaySeconds ?? 0.1) + 0.2)
         }
         micFIFO.push(mic.channel(0), count: n)
-        refFIFO.push(ref.channel(0), count: min(ref.frameLength, refFIFO.space))
-        if refFIFO.count < micFIFO.count { refFIFO.push(zeros: micFIFO.count - refFIFO.count) }  // nothing played
+        micSeen += n
+        refLine.push(ref.channel(0), count: min(ref.frameLength, n))
+        if refLine.written < micSeen { refLine.push(zeros: micSeen - refLine.written) }  // nothing played
         while micFIFO.count >= frame {
             micFIFO.pop(into: &micFrame)
-            refFIFO.pop(into: &refFrame)
+            if followDrift { setReferenceRate(&io) }
+            refLine.pop(into: &refFrame)
+            micConsumed += frame
             micFrame.withUnsafeBufferPointer { m in
                 refFrame.withUnsafeBufferPointer { r in
                     outFrame.withUnsafeMutableBufferPointer { o in
@@ -224,7 +239,7 @@ public final class EchoCanceller: AudioNode {
     }
 
     /// The filter starts over: it does not hold the echo until measured again.
-    private func startMeasuring() {
+    func startMeasuring() {
         holds = false
         refEnergy = 0
         outEnergy = 0
@@ -274,90 +289,8 @@ public final class EchoCanceller: AudioNode {
         return false
     }
 
-    /// Feeds the block to the delay estimator; takes a new delay it finds (the reference's
-    /// queue grows or drops the difference, the filter starts over) and reports it.
-    private func follow(_ mic: AudioBuffer, _ ref: AudioBuffer, _ io: inout ProcessIO) {
-        let m = mic.channel(0), r = ref.channel(0), refCount = ref.frameLength
-        for i in 0..<mic.frameLength {
-            guard let found = estimator?.add(mic: m[i], ref: i < refCount ? r[i] : 0) else { continue }
-            // Where the filter has it now: kept while it lies in the first three quarters of
-            // the tail once the filter holds (a converged filter is not thrown away for a few
-            // milliseconds); before, within its first half (a filter whose first taps have
-            // nothing to learn converges more slowly).
-            let within = found * rate - Double(appliedDelay)
-            let keep = holds ? 0.75 * tail : 0.5 * tail
-            if within >= 0 && within <= keep * rate {
-                if reportedDelay { continue }  // the delay the filter works with is reported once
-            } else {
-                // Else the echo at the start of the filter's tail, with room for what leads it.
-                let target = max(0, Int((found - min(0.03, tail / 4)) * rate))
-                if target > appliedDelay {
-                    refFIFO.push(zeros: target - appliedDelay)
-                } else {
-                    refFIFO.drop(appliedDelay - target)
-                }
-                appliedDelay = target
-                if let echo { speex_echo_state_reset(echo) }
-                startMeasuring()
-            }
-            reportedDelay = true
-            _ = io.emit(NodeEvent(Self.echoDelayKind, t: Double(mic.sampleTime + Int64(i)) / rate, values: (found, 0, 0, 0)))
-        }
-    }
-
     public func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
         guard raw.kind == Self.echoDelayKind else { return raw.standardEvent(nodeId: nodeId) }
         return .conversation(nodeId, .echoDelay(delay: raw.values.0, t: raw.t))
-    }
-}
-
-/// A bounded FIFO of 16-bit samples (float in, float out), allocated once.
-struct SampleFIFO {
-    private var storage: [Int16]
-    private var head = 0
-    private(set) var count = 0
-
-    init(capacity: Int) { storage = [Int16](repeating: 0, count: max(1, capacity)) }
-
-    var space: Int { storage.count - count }
-
-    mutating func push(zeros n: Int) {
-        for _ in 0..<min(n, space) { append(0) }
-    }
-
-    mutating func push(_ p: UnsafeMutablePointer<Float>, count n: Int) {
-        for i in 0..<min(n, space) { append(Int16(max(-32768, min(32767, (p[i] * 32768).rounded())))) }
-    }
-
-    mutating func push(_ frame: [Int16]) {
-        for v in frame where space > 0 { append(v) }
-    }
-
-    private mutating func append(_ v: Int16) {
-        storage[(head + count) % storage.count] = v
-        count += 1
-    }
-
-    /// Drops the `n` oldest samples (or all there are).
-    mutating func drop(_ n: Int) {
-        let k = min(n, count)
-        head = (head + k) % storage.count
-        count -= k
-    }
-
-    mutating func pop(into frame: inout [Int16]) {
-        for i in 0..<frame.count { frame[i] = popOne() }
-    }
-
-    mutating func pop(into p: UnsafeMutablePointer<Float>, count n: Int) {
-        for i in 0..<n { p[i] = Float(popOne()) / 32768 }
-    }
-
-    private mutating func popOne() -> Int16 {
-        guard count > 0 else { return 0 }
-        let v = storage[head]
-        head = (head + 1) % storage.count
-        count -= 1
-        return v
     }
 }

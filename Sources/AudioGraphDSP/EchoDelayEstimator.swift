@@ -29,6 +29,11 @@ struct EchoDelayEstimator {
 
     /// The delay in force, in seconds (nil before the first is confirmed).
     var delaySeconds: Double? { delay.map { Double($0) / 8000 } }
+    /// The last estimate to a fraction of a sample (seconds; the peak's parabola), and the
+    /// middle of the half second it was measured over (seconds before the latest sample): set at
+    /// each clear estimate, taken once by `takeFine`.
+    private var fine: Double?
+    static let fineAge = 0.25
 
     /// For a node at `rate` Hz, lags up to `maxSeconds`.
     init?(rate: Double, maxSeconds: Double) {
@@ -63,18 +68,26 @@ struct EchoDelayEstimator {
         // From the first half second on (the reference's older history is silence until filled).
         guard filled >= window, sinceEstimate >= hop else { return nil }
         sinceEstimate = 0
-        guard let lag = estimate() else {
+        guard let (lag, fineLag) = estimate() else {
             candidate = nil
             return nil
         }
+        fine = fineLag / 8000
         defer { candidate = lag }
         guard let c = candidate, abs(c - lag) <= 8 else { return nil }
         delay = lag
         return Double(lag) / 8000
     }
 
-    /// The lag (8 kHz samples) of a clear correlation peak over the current windows, or nil.
-    private mutating func estimate() -> Int? {
+    /// The fine estimate made since the last call, if any (seconds).
+    mutating func takeFine() -> Double? {
+        defer { fine = nil }
+        return fine
+    }
+
+    /// The lag (8 kHz samples) of a clear correlation peak over the current windows, whole and
+    /// to a fraction (the vertex of a parabola through the peak and its neighbours), or nil.
+    private mutating func estimate() -> (Int, Double)? {
         let n = a.size
         var refEnergy: Float = 0, micEnergy: Float = 0
         // Oldest first: mic[0..<window) is the last half second, ref the same plus maxLag before.
@@ -113,6 +126,12 @@ struct EchoDelayEstimator {
         }
         let floor = sum / Float(maxLag + 1)
         guard peak > 10 * floor else { return nil }
-        return maxLag - best
+        var offset = 0.0
+        if best > 0 && best < maxLag {
+            let l = Double(b.input[best - 1]), c = Double(peak), r = Double(b.input[best + 1])
+            let curve = l - 2 * c + r
+            if curve < 0 { offset = max(-0.5, min(0.5, 0.5 * (l - r) / curve)) }
+        }
+        return (maxLag - best, Double(maxLag - best) - offset)
     }
 }
