@@ -1,21 +1,26 @@
-/// How the echo's delay moves with time: a least-squares line through the last 32 delays the
-/// ``EchoDelayEstimator`` measured (each to a fraction of a sample), so the echo canceller can
-/// resample its reference to the rate the echo comes back at.
+/// How the echo's delay moves with time: the slope of a least-squares line through the last 64
+/// delays the ``EchoDelayEstimator`` measured (16 s of sound, each to a fraction of a sample),
+/// through the last 8 of the last 2 s, so the echo canceller can resample its reference to the rate the echo
+/// comes back at.
 ///
 /// Capture and playback on separate clocks (a USB headset, a loopback that adapts its rate)
 /// make the echo come back a little later, or earlier, each second: 100 ppm is 1.6 samples a
 /// second at 16 kHz, and an adaptive filter that must chase it loses most of what it cancels
 /// (speexdsp's filter, 33 dB of echo return loss enhancement without drift, 19 dB at 50 ppm).
-/// A delay that jumps instead (a sound server's latency changing) starts the line over.
+/// A delay off the line is left out (a correlation peak of the voice's own periodicity, 10
+/// samples off, pulled the line by a sample); two in a row that agree mean the delay jumped (a
+/// sound server's latency changing) and start the line over.
 /// Times and delays in samples of the node's rate. Allocation-free once made.
 struct EchoDriftTracker {
-    static let capacity = 32
+    static let capacity = 64
     /// Fewest points, and shortest span of time, a line is drawn through.
     static let minimumPoints = 8
     let minimumSpan: Double
-    /// A delay this far from the line (samples) is left out, unless the next one agrees with
-    /// it: then the delay has jumped and the line starts over from the two.
-    let jump: Double
+    let recentSpan: Double
+    /// A delay further than this from the line (samples: 0.1 ms, plus 5 ppm of the time since
+    /// the last point, or 2000 ppm before there is a line) is left out, unless the next one
+    /// agrees with it: then the delay has jumped and the line starts over from the two.
+    let outlier: Double
     private var offLine: (time: Double, delay: Double)?
     private var times = [Double](repeating: 0, count: capacity)
     private var delays = [Double](repeating: 0, count: capacity)
@@ -27,7 +32,8 @@ struct EchoDriftTracker {
     /// For a node at `rate` Hz.
     init(rate: Double) {
         minimumSpan = 2 * rate
-        jump = 0.002 * rate
+        recentSpan = 2 * rate
+        outlier = 0.0001 * rate
     }
 
     /// The delay the line gives at `time`, if there is a line.
@@ -38,10 +44,13 @@ struct EchoDriftTracker {
     /// Adds a measured delay (samples) at `time` (samples) and draws the line again.
     mutating func add(time: Double, delay: Double) {
         if count > 0 {
-            let expected = self.delay(at: time) ?? delays[(head + Self.capacity - 1) % Self.capacity]
-            if abs(delay - expected) > jump {
+            let last = (head + Self.capacity - 1) % Self.capacity
+            let since = max(0, time - times[last])
+            let expected = self.delay(at: time) ?? delays[last]
+            let tolerance = outlier + since * (slope == nil ? 0.002 : 5e-6)
+            if abs(delay - expected) > tolerance {
                 defer { offLine = (time, delay) }
-                guard let o = offLine, abs(o.delay - delay) <= jump else { return }
+                guard let o = offLine, abs(o.delay - delay) <= outlier + (time - o.time) * 0.002 else { return }
                 reset()
                 append(time: o.time, delay: o.delay)
             }
@@ -83,8 +92,22 @@ struct EchoDriftTracker {
             std += dt * (delays[j] - md)
         }
         guard stt > 0 else { return }
-        slope = std / stt
+        let k = std / stt
+        slope = k
         origin = t0 + mt
-        intercept = md
+        // Where the line lies: the last 2 s's delays, along the slope (the rate of a loopback or
+        // a card changes now and then, so a line drawn through 16 s of sound can lie a sample
+        // or two off the echo after a pause; then the first delays of the new sound alone).
+        var anchor = 0.0, used = 0
+        for j in 0..<min(count, Self.recentPoints) {
+            let i = (head + Self.capacity - 1 - j) % Self.capacity
+            if j > 0 && t1 - times[i] > recentSpan { break }
+            anchor += delays[i] - k * (times[i] - origin)
+            used += 1
+        }
+        intercept = anchor / Double(used)
     }
+
+    /// Points the line's position is taken from: the last 8, within 2 s.
+    static let recentPoints = 8
 }
