@@ -9,7 +9,9 @@ extension EchoCanceller {
 
     /// Before each frame, with `drift`: the reference is read at the rate the measured delay
     /// moves, plus what brings the echo back to where it lay in the tail within about a second
-    /// (at most 2000 ppm either way). The reference is never read ahead of the microphone
+    /// once the filter holds, a quarter second while it is measured again (the listeners
+    /// leave the answer out then, and a pause lets the clocks drift apart by a sample or
+    /// two); at most 2000 ppm either way. The reference is never read ahead of the microphone
     /// (within the interpolator's half width).
     func setReferenceRate(_ io: inout ProcessIO) {
         let now = Double(micConsumed)
@@ -19,7 +21,7 @@ extension EchoCanceller {
             return
         }
         let error = measured - offset - appliedDelay
-        let creep = max(-0.002, min(0.002, slope + error / rate))
+        let creep = max(-0.002, min(0.002, slope + error / ((holds ? 1 : 0.25) * rate)))
         if creep < 0 && appliedDelay < Double(FractionalDelayLine.taps / 2) {
             // No room left to read the reference earlier: where the echo clearly creeps
             // earlier (20 ppm or more) and lies well into the tail, it is placed at the start

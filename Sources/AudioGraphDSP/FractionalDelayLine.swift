@@ -14,7 +14,8 @@ import Foundation
 struct FractionalDelayLine {
     static let taps = 32, phases = 256
     /// Kernel rows per phase (phases + 1, the last the first shifted by one tap).
-    private static let kernel: [Float] = makeKernel()
+    private static let sharedKernel: [Float] = makeKernel()
+    private let kernel = FractionalDelayLine.sharedKernel
     private var storage: [Int16]
     /// Input samples written so far (the next one's position).
     private(set) var written = 0
@@ -70,13 +71,19 @@ struct FractionalDelayLine {
         let x = f * Double(Self.phases)
         let p = min(Self.phases - 1, Int(x))
         let w = Float(x - Double(p))
-        let half = Self.taps / 2
+        let first = i - Self.taps / 2 + 1
+        let at = first >= 0 ? first % storage.count : 0
         var acc: Float = 0
-        Self.kernel.withUnsafeBufferPointer { k in
-            let a = p * Self.taps, b = a + Self.taps
-            for t in 0..<Self.taps {
-                let h = k[a + t] + w * (k[b + t] - k[a + t])
-                acc += h * input(i - half + 1 + t)
+        kernel.withUnsafeBufferPointer { k in
+            let ka = k.baseAddress! + p * Self.taps, kb = ka + Self.taps
+            if first >= 0 && first + Self.taps <= written && at + Self.taps <= storage.count {
+                // All 32 inputs written and side by side in the ring.
+                storage.withUnsafeBufferPointer { s in
+                    let x = s.baseAddress! + at
+                    for t in 0..<Self.taps { acc += (ka[t] + w * (kb[t] - ka[t])) * Float(x[t]) }
+                }
+            } else {
+                for t in 0..<Self.taps { acc += (ka[t] + w * (kb[t] - ka[t])) * input(first + t) }
             }
         }
         return Int16(max(-32768, min(32767, acc.rounded())))
