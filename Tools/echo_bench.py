@@ -130,6 +130,46 @@ for delay in [0.02, 0.06, 0.12, 0.2, 0.4]:
     print(f"| {delay * 1000:.0f} ms | {', '.join(f'{d * 1000:.0f} ms' for d in delays) or '-'} | {erle:.1f} dB | "
           f"{f'{conv:.1f} s' if conv is not None else 'never'} | {off_erle:.1f} dB | {cpu:.1f} ({ns:.1f}) |")
 print()
+
+# 1c. The microphone on another clock: the echo comes back a little faster or slower than it
+# was played (a USB headset's two clocks, a loopback that adapts its rate). Five answers with
+# 8 s pauses between (each pause lets the clocks drift apart), through sox's speed at the
+# given rate, delayed 120 ms, at -6 dB.
+print("## Echo on another clock, offline: five answers with 8 s pauses, the echo at another rate")
+print()
+print("ERLE over the first second of each answer after the first (the clocks drifted through the pause), and over")
+print("seconds 1-3; with `drift` (default) and without.")
+print()
+print("| clock | first second | seconds 1-3 | without drift: first second, 1-3 |")
+print("|---|---|---|---|")
+pause = os.path.join(work, "pause.wav")
+sox("-n", "-r", "16000", "-c", "1", "-b", "16", pause, "trim", "0", "8")
+answers = os.path.join(work, "answers5.wav")
+sox(*([ref, pause] * 5), answers)
+starts = [k * (seconds + 8) for k in range(5)]
+
+
+def answer_erle(mic, out, a, b):
+    m, o = samples(mic), samples(out)
+    ratios = []
+    for s0 in starts[1:]:
+        x, y = int((s0 + a + 0.12) * 16000), int((s0 + b + 0.12) * 16000)
+        ratios.append(10 * math.log10(sum(v * v for v in m[x:y]) / max(sum(v * v for v in o[x:y]), 1e-12)))
+    return statistics.mean(ratios)
+
+
+saved_ref = ref
+ref = answers
+for ppm in [80, -80, 300]:
+    mic = os.path.join(work, f"clock{ppm}.wav")
+    sox(answers, mic, "pad", "0.12", "0", "speed", f"{1 + ppm * 1e-6:.6f}", "rate", "-v", "16000", "gain", "-6")
+    row = []
+    for params in [{}, {"drift": False}]:
+        out = cancel(mic, params)[0]
+        row.append((answer_erle(mic, out, 0, 1), answer_erle(mic, out, 1, 3)))
+    print(f"| {ppm:+d} ppm | {row[0][0]:.1f} dB | {row[0][1]:.1f} dB | {row[1][0]:.1f} dB, {row[1][1]:.1f} dB |")
+ref = saved_ref
+print()
 sys.stdout.flush()
 
 

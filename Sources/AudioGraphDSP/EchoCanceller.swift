@@ -42,7 +42,7 @@ public final class EchoCanceller: AudioNode {
             ParameterSpec("drift", .bool, default: true,
                           help: "with align: follow an echo whose delay creeps (capture and playback on separate clocks) by reading the reference at the rate the echo comes back"),
             ParameterSpec("hold", .number(0...60), default: 15, unit: "dB",
-                          help: "the canceller holds the echo once its output stays this far below what plays (two half seconds running), measured again at each sound after a second of silence (each answer); until then what plays is marked on its `playing` output"),
+                          help: "the canceller holds the echo once its output stays this far below what plays, in the whole band and its treble (two half seconds running), measured again at each sound after a second of silence (each answer); until then what plays is marked on its `playing` output"),
         ],
         inputs: .fixed(2),
         controls: [
