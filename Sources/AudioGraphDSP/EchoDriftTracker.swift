@@ -1,7 +1,7 @@
 /// How the echo's delay moves with time: the slope of a least-squares line through the last 64
 /// delays the ``EchoDelayEstimator`` measured (16 s of sound, each to a fraction of a sample),
-/// through the last 8 of the last 2 s, so the echo canceller can resample its reference to the rate the echo
-/// comes back at.
+/// drawn through the last 8 of the last 2 s, so the echo canceller can resample its reference
+/// to the rate the echo comes back at.
 ///
 /// Capture and playback on separate clocks (a USB headset, a loopback that adapts its rate)
 /// make the echo come back a little later, or earlier, each second: 100 ppm is 1.6 samples a
