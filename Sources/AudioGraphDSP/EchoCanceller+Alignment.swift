@@ -21,6 +21,12 @@ extension EchoCanceller {
             return
         }
         let error = measured - offset - appliedDelay
+        if abs(error) > 0.002 * rate {
+            // Not a creep but a jump the line has drawn only now: placed again, not slewed.
+            place(echoAt: measured / rate)
+            _ = io.emit(NodeEvent(Self.echoDelayKind, t: Double(micConsumed) / rate, values: (measured / rate, 0, 0, 0)))
+            return
+        }
         let creep = max(-0.002, min(0.002, slope + error / ((holds ? 1 : 0.25) * rate)))
         if creep < 0 && appliedDelay < Double(FractionalDelayLine.taps / 2) {
             // No room left to read the reference earlier: where the echo clearly creeps
@@ -66,12 +72,15 @@ extension EchoCanceller {
     }
 
     /// The echo (`found` seconds late) at the start of the filter's tail, with room for what
-    /// leads it: the reference is read that much behind, the filter starts over.
+    /// leads it: the reference is read that much behind, the filter starts over, and so does
+    /// the line through the delays (a wrong delay the estimator confirmed once, 0.95 s for
+    /// 0.17 s, stayed in it and its position was taken as the echo's after the next placing).
     func place(echoAt found: Double) {
         let target = max(0, Int((found - lead) * rate))
         refLine.readPosition = Double(micConsumed - target)
         refLine.step = 1
         driftOffset = nil
+        drift.reset()
         if let echo { speex_echo_state_reset(echo) }
         startMeasuring()
     }

@@ -114,7 +114,13 @@ final class SpeechWorker: @unchecked Sendable {
                 samplesReady.signal()
                 continue
             }
-            if generation.load(ordering: .acquiring) != next.generation { continue }  // cancelled meanwhile
+            if generation.load(ordering: .acquiring) != next.generation {
+                // Cancelled while it was synthesised: `cancelAll` no longer saw it among the
+                // requests, so it leaves the pending count here (else the node never idles).
+                pending.subtract(1, ordering: .releasing)
+                samplesReady.signal()
+                continue
+            }
             // Announced once its samples (or the first 60 s of them) are in the ring.
             var written = 0
             var announced = false
