@@ -23,9 +23,7 @@ extension EchoCanceller {
         let error = measured - offset - appliedDelay
         if abs(error) > 0.002 * rate {
             // Not a creep but a jump the line has drawn only now: placed again, not slewed.
-            place(echoAt: measured / rate)
-            _ = io.emit(NodeEvent(Self.echoDelayKind, t: Double(micConsumed) / rate, values: (measured / rate, 0, 0, 0)))
-            return
+            return placeAndReport(echoAt: measured / rate, &io)
         }
         let creep = max(-0.002, min(0.002, slope + error / ((holds ? 1 : 0.25) * rate)))
         if creep < 0 && appliedDelay < Double(FractionalDelayLine.taps / 2) {
@@ -33,10 +31,7 @@ extension EchoCanceller {
             // earlier (20 ppm or more) and lies well into the tail, it is placed at the start
             // once (the filter starts over), else it moves within the tail.
             if slope < -20e-6 && measured - lead * rate > appliedDelay + 0.01 * rate {
-                place(echoAt: measured / rate)
-                let t = Double(micConsumed) / rate
-                _ = io.emit(NodeEvent(Self.echoDelayKind, t: t, values: (measured / rate, 0, 0, 0)))
-                return
+                return placeAndReport(echoAt: measured / rate, &io)
             }
             refLine.step = 1
             driftOffset = measured - appliedDelay
@@ -83,6 +78,12 @@ extension EchoCanceller {
         drift.reset()
         if let echo { speex_echo_state_reset(echo) }
         startMeasuring()
+    }
+
+    /// Places the echo where the drift line has it now, and says so (`echo-delay`).
+    private func placeAndReport(echoAt found: Double, _ io: inout ProcessIO) {
+        place(echoAt: found)
+        _ = io.emit(NodeEvent(Self.echoDelayKind, t: Double(micConsumed) / rate, values: (found, 0, 0, 0)))
     }
 
     /// How far into the filter's tail the echo is placed (seconds).

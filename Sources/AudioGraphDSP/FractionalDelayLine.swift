@@ -29,9 +29,6 @@ struct FractionalDelayLine {
         storage = [Int16](repeating: 0, count: max(1, capacity + Self.taps))
     }
 
-    /// Input samples written but not yet reached by the read position.
-    var queued: Double { Double(written) - readPosition }
-
     /// Room for more input without overwriting what the read position still needs.
     var space: Int { max(0, storage.count - Self.taps - max(0, written - Int(readPosition.rounded(.down)))) }
 
