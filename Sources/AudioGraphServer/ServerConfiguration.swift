@@ -17,6 +17,10 @@ public struct ServerConfiguration: Sendable {
     public var isolateSessions = false
     /// App keys (`--keys FILE`); nil: the WebSocket protocols take anyone.
     public var keys: AppKeys?
+    /// Decoders (and other work behind the audio) running at once, over all sessions of this
+    /// process: the rest wait their turn, first come first served (``WorkSlots``). Nil: one
+    /// per core; 0: no limit (the kernel interleaves them all).
+    public var decoders: Int?
     /// Sessions in flight at once, over all protocols; beyond it a new one is refused "busy".
     public var maxSessions = 16
     /// Longest session, in seconds of audio.

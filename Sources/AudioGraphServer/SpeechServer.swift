@@ -60,6 +60,8 @@ public final class SpeechServer: @unchecked Sendable {
         }
         if let wyoming { log("serve: wyoming on \(wyoming.boundDescription)") }
         RecognitionSession.keepsLoadedModels = true
+        let decoders = configuration.decoders ?? ProcessInfo.processInfo.activeProcessorCount
+        WorkSlots.limit = decoders > 0 ? WorkSlots(decoders) : nil
         for name in catalog.names { warmUp(name) }
         for name in catalog.names { workers?.refill(name) }
         readyFlag.store(true, ordering: .releasing)

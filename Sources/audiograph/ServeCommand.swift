@@ -32,6 +32,9 @@ enum ServeCommand: Command {
                                   ID KEY [MAX-SESSIONS]; clients send ?app=ID&key=KEY.
           --max-sessions N        Sessions at once, over all protocols (default 16); beyond,
                                   a new one is refused at once with "busy".
+          --decoders N            Decoders running at once over all sessions (default: one
+                                  per core; 0: no limit). The rest wait their turn: many
+                                  decoders interleaved by the kernel share the caches badly.
           --max-session-seconds S Longest session in seconds of audio (default 300).
           --idle-timeout S        Close a connection silent this long (default 30).
           --max-message BYTES     Largest client message (default 1048576).
@@ -39,10 +42,9 @@ enum ServeCommand: Command {
                                   of one session's graph ends that session only (one process
                                   per graph waits ahead with its model loaded; README).
           --set NODE.PARAM=VALUE  Override a parameter in every graph with that node
-                                  (repeatable): on 2 cores the graphs as they are kept 8 live
-                                  streams in real time; --set asr.second-pass=false 8-10, for
-                                  about 1 point more WER; with asr.top-gaussians=2 as well, 12,
-                                  for about 2 points (README: Serving speech).
+                                  (repeatable; on 2 cores the graphs as they are kept 14-16
+                                  live streams in real time; --set asr.second-pass=false costs
+                                  about 1 point of WER for a fifth less CPU: README).
           -h, --help              Show this help.
 
         SIGTERM or Ctrl-C drains: /healthz says 503, new sessions are refused, sessions in
@@ -62,6 +64,7 @@ enum ServeCommand: Command {
         if let w = try args.options("--wyoming").last { config.wyoming = w == "none" ? nil : w }
         if let h = try args.options("--http").last { config.http = h == "none" ? nil : h }
         if let n = try number("--max-sessions", 1...10_000) { config.maxSessions = Int(n) }
+        if let n = try number("--decoders", 0...1024) { config.decoders = Int(n) }
         if let s = try number("--max-session-seconds", 1...86_400) { config.maxSessionSeconds = s }
         if let s = try number("--idle-timeout", 1...86_400) { config.idleSeconds = s }
         if let b = try number("--max-message", 1024...(256 * 1024 * 1024)) { config.maxMessageBytes = Int(b) }

@@ -28,6 +28,8 @@ def keys_file(text):
     (["--wyoming", "tcp://nohost:1"], "--wyoming tcp://nohost:1"),
     (["--http", "nonsense"], "--http nonsense"),
     (["--max-sessions", "0"], "--max-sessions 0"),
+    (["--decoders", "-1"], "--decoders -1"),
+    (["--decoders", "two"], "--decoders two"),
     (["--wyoming", "none", "--http", "none"], "nothing to listen on"),
     (["--keys", "/nonexistent.keys"], "--keys /nonexistent.keys"),
     (["--set", "asr.second-pas=false"], "has no parameter \"second-pas\" (did you mean \"second-pass\"?)"),

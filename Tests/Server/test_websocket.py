@@ -289,3 +289,24 @@ def test_set_overrides_a_parameter_in_every_graph_with_the_node(speech):
         assert "forward ten meters" in text and "japanese" in text, text
     finally:
         s.stop()
+
+
+def test_sessions_beyond_the_decoders_take_turns_and_lose_nothing(speech):
+    """`serve --decoders 1`: three vosk sessions streaming at once share one decoder slot in
+    turns; each gets its own words, none waits forever, and none reports lost audio."""
+    s = Server("--decoders", "1", wyoming="none")
+    try:
+        texts = ["go forward ten meters", "find japanese restaurants nearby", "turn left at the next corner"]
+        paths = [speech(t) for t in texts]
+
+        async def all_at_once():
+            return await asyncio.gather(*[vosk_client(f"ws://127.0.0.1:{s.http_port}/", p, {"sample_rate": 16000}, chunk=3200)
+                                          for p in paths])
+        results = run(all_at_once())
+        keys = ["forward", "japanese", "corner"]
+        for key, replies in zip(keys, results):
+            heard = " ".join(r["text"] for r in replies if "text" in r)
+            assert key in heard and not any(k in heard for k in keys if k != key), (key, heard)
+        assert "overrun" not in s.text()
+    finally:
+        s.stop()

@@ -35,6 +35,11 @@ package final class LaggingStage: @unchecked Sendable {
     private let writtenEnd = Atomic<UInt64>(0)
     private var pendingOnset: Double?  // worker thread only
     private var toldInputEnd = false   // worker thread only
+    /// The process's work slots for this run (``WorkSlots/limit``), whether the worker holds
+    /// one, and since when (worker thread only).
+    private var slots: WorkSlots?
+    private var holdsSlot = false
+    private var slotSince: UInt64 = 0
 
     /// A stage named `name` (its thread's name) taking blocks of `format` of up to
     /// `maxFrames`, `blockCount` of them queued at most; a full queue waits (`.block`, file
@@ -67,8 +72,10 @@ package final class LaggingStage: @unchecked Sendable {
     // MARK: control thread
 
     /// Starts the worker thread running `work`, with `initial` events in the outbox (stamped
-    /// as they are). Call again after `finish` (and `reset`) for another run.
-    public func start(initial: [StreamEvent] = [], _ work: @escaping @Sendable (LaggingStage) -> Void) {
+    /// as they are), taking turns in `slots` (the process's, ``WorkSlots/limit``, unless
+    /// given). Call again after `finish` (and `reset`) for another run.
+    package func start(initial: [StreamEvent] = [], slots: WorkSlots? = WorkSlots.limit,
+                      _ work: @escaping @Sendable (LaggingStage) -> Void) {
         cancelled.store(false, ordering: .relaxed)
         inputEnded.store(false, ordering: .relaxed)
         onsetsLost.store(false, ordering: .relaxed)
@@ -78,10 +85,13 @@ package final class LaggingStage: @unchecked Sendable {
         while onsets.pop() != nil {}
         pendingOnset = nil
         toldInputEnd = false
+        self.slots = slots
+        holdsSlot = false
         outbox.withLock { $0 = StreamEvents(initial, through: -.infinity) }
         let box = UncheckedSendable(self)
         thread.start { _ in
             work(box.value)
+            box.value.giveSlotBack()
             box.value.reachedEnd()
         }
     }
@@ -112,7 +122,10 @@ package final class LaggingStage: @unchecked Sendable {
     /// about to wait for a block while the input goes on (work it may do meanwhile).
     public func next(onInputEnd: () -> Void = {}, onIdle: () -> Void = {}) -> (index: Int32, block: AudioBuffer)? {
         while true {
-            if let taken = queue.next() { return (taken.0, taken.1) }
+            if queue.hasData {
+                takeSlot()
+                if let taken = queue.next() { return (taken.0, taken.1) }
+            }
             if thread.isStopping {
                 if queue.hasData { continue }  // a block landed after next(): take it
                 return nil
@@ -125,8 +138,28 @@ package final class LaggingStage: @unchecked Sendable {
                 onIdle()
                 if queue.hasData { continue }
             }
+            giveSlotBack()
             queue.waitForData(timeout: 0.005)
         }
+    }
+
+    /// Holds one of the process's work slots, if it limits them, taking a turn after
+    /// ``WorkSlots/quantum`` when others wait.
+    private func takeSlot() {
+        guard let slots else { return }
+        if holdsSlot {
+            guard DispatchTime.now().uptimeNanoseconds - slotSince >= WorkSlots.quantum, slots.waiting > 0 else { return }
+            slots.release()
+        }
+        slots.acquire()
+        holdsSlot = true
+        slotSince = DispatchTime.now().uptimeNanoseconds
+    }
+
+    /// Gives the slot back before the worker waits, or ends.
+    private func giveSlotBack() {
+        if holdsSlot { slots?.release() }
+        holdsSlot = false
     }
 
     /// Gives a block back to the render thread.
