@@ -15,7 +15,8 @@
    (answers stopped, commands recognised exactly, onset to stop). The node once more in a
    drift-free room: the user looped into the speaker and the microphone the speaker's own
    monitor, so the echo is what was played at a fixed latency, on the playback's clock
-   (AG_ECHO_ONLY_DRIFT_FREE=1 runs that row alone; AG_ECHO_ONLY_NODE=1 leaves out the peers).
+   (AG_ECHO_ONLY_DRIFT_FREE=1 runs that row alone, AG_ECHO_ONLY_DRIFTING=1 the node's row in
+   the drifting room alone; AG_ECHO_ONLY_NODE=1 leaves out the peers).
    Before the room, offline: the same N commands with no echo at all, through the assistant
    with and without the canceller in the path (commands exact: the canceller costs nothing).
 
@@ -291,6 +292,8 @@ print("| canceller | nobody interrupts: barge-ins, own-voice finals, commands ex
 print("|---|---|---|---|")
 for name, graph, extra, modules, kind in cancellers:
     if os.environ.get("AG_ECHO_ONLY_DRIFT_FREE") == "1" and kind != "drift-free-room":
+        continue
+    if os.environ.get("AG_ECHO_ONLY_DRIFTING") == "1" and (kind != "room" or modules):
         continue
     raw, exp = script(n_room)
     calm = measure(room_run(graph, raw, extra, modules, kind), exp, False)

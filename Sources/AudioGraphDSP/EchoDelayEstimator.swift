@@ -8,8 +8,10 @@ import Foundation
 /// sound server's buffers, a loopback, a Bluetooth speaker) can be longer, and changes when the
 /// server's latencies do. With this, the reference is delayed so that the echo falls at the
 /// start of the filter's tail, and follows the delay as it moves. An estimate counts only when
-/// both signals carry sound, the peak stands well above the correlation's floor, and the
-/// next estimate agrees with it (within 1 ms).
+/// both signals carry sound, the peak stands well above the correlation's floor, and the next
+/// estimate agrees with it (within 1 ms). A delay away from the one in force needs two
+/// more agreeing (three in a row, 0.75 s), and while the echo still shows at the delay in force, a
+/// stronger peak elsewhere (a sound the graph played twice) does not move it.
 ///
 /// Feed it every sample (`add`), render thread; every `hop` it may return a new delay.
 /// Allocation-free once made; two forward FFTs and one inverse of 16384 points every 0.25 s.
@@ -26,6 +28,8 @@ struct EchoDelayEstimator {
     /// The last estimate not yet confirmed (8 kHz samples), and the delay in force.
     private var candidate: Int?
     private(set) var delay: Int?
+    /// How many estimates in a row have agreed with the one before.
+    private var agreeing = 0
 
     /// The delay in force, in seconds (nil before the first is confirmed).
     var delaySeconds: Double? { delay.map { Double($0) / 8000 } }
@@ -70,11 +74,19 @@ struct EchoDelayEstimator {
         sinceEstimate = 0
         guard let (lag, fineLag) = estimate() else {
             candidate = nil
+            agreeing = 0
             return nil
         }
         fine = fineLag / 8000
         defer { candidate = lag }
-        guard let c = candidate, abs(c - lag) <= 8 else { return nil }
+        guard let c = candidate, abs(c - lag) <= 8 else {
+            agreeing = 0
+            return nil
+        }
+        agreeing += 1
+        // A jump away from the delay in force waits for three estimates in a row (the user's
+        // voice over the cancel earcon gave two agreeing ones at 0.94 s for 0.17 s, live).
+        if let d = delay, abs(d - lag) > 8, agreeing < 2 { return nil }
         delay = lag
         return Double(lag) / 8000
     }
@@ -129,6 +141,7 @@ struct EchoDelayEstimator {
         }
         let floor = sum / Float(maxLag + 1)
         guard peak > 10 * floor else { return nil }
+        if let held = echoStillAt(delay, floor: floor, awayFrom: best) { (best, peak) = held }
         var offset = 0.0
         if best > 0 && best < maxLag {
             let l = Double(b.input[best - 1]), c = Double(peak), r = Double(b.input[best + 1])
@@ -136,6 +149,24 @@ struct EchoDelayEstimator {
             if curve < 0 { offset = max(-0.5, min(0.5, 0.5 * (l - r) / curve)) }
         }
         return (maxLag - best, Double(maxLag - best) - refinedPeak(near: Double(best) + offset) + Double(best))
+    }
+
+    /// Where the echo was found (`delay`, 8 kHz samples) and is still, when the strongest peak
+    /// lies elsewhere: a clear peak (10 times the floor) within 2 ms of it, at its index in
+    /// the correlation, else nil. A sound played twice (an earcon, a repeated word) correlates
+    /// with both its copies, and the copy's peak can win: it is the same echo, not a new path.
+    /// A path that really changed leaves no echo at the old delay once the half second
+    /// measured is past the change.
+    private func echoStillAt(_ delay: Int?, floor: Float, awayFrom best: Int) -> (Int, Float)? {
+        guard let delay else { return nil }
+        let center = maxLag - delay
+        guard abs(center - best) > 8 else { return nil }
+        var at = center, value = -Float.infinity
+        for k in max(0, center - 16)...min(maxLag, center + 16) where b.input[k] > value {
+            value = b.input[k]
+            at = k
+        }
+        return value > 10 * floor ? (at, value) : nil
     }
 
     /// The correlation's peak to a small fraction of a sample: Newton's method on the
