@@ -9,9 +9,9 @@ import Foundation
 /// server's latencies do. With this, the reference is delayed so that the echo falls at the
 /// start of the filter's tail, and follows the delay as it moves. An estimate counts only when
 /// both signals carry sound, the peak stands well above the correlation's floor, and the next
-/// estimate agrees with it (within 1 ms). A delay away from the one in force needs two
-/// more agreeing (three in a row, 0.75 s), and while the echo still shows at the delay in force, a
-/// stronger peak elsewhere (a sound the graph played twice) does not move it.
+/// estimate agrees with it (within 1 ms). A delay away from the one in force needs two more
+/// agreeing (three in a row, 0.75 s), and while the echo still shows at the delay in force,
+/// a stronger peak elsewhere (a sound the graph played twice) does not move it.
 ///
 /// Feed it every sample (`add`), render thread; every `hop` it may return a new delay.
 /// Allocation-free once made; two forward FFTs and one inverse of 16384 points every 0.25 s.
