@@ -67,13 +67,14 @@ flite(answer_text, ref)
 seconds = len(samples(ref)) / 16000
 
 
-def cancel(mic, params):
+def cancel(mic, params, reference=None):
+    """The canceller over `mic` with `reference` (the answer by default) as what plays."""
     out = os.path.join(work, "out.wav")
     graph = os.path.join(work, "aec.json")
     with open(graph, "w") as f:
         json.dump({"graph": "aec", "nodes": [
             {"id": "mic", "type": "file-source", "params": {"path": mic}},
-            {"id": "ref", "type": "file-source", "params": {"path": ref}},
+            {"id": "ref", "type": "file-source", "params": {"path": reference or ref}},
             {"id": "aec", "type": "echo-canceller", "params": params},
             {"id": "out", "type": "wav-sink", "params": {"path": out}}],
             "connections": [{"from": "mic", "to": "aec:0"}, {"from": "ref", "to": "aec:1"}, {"from": "aec", "to": "out"}]}, f)
@@ -159,17 +160,14 @@ def answer_erle(mic, out, a, b):
     return statistics.mean(ratios)
 
 
-saved_ref = ref
-ref = answers
 for ppm in [80, -80, 300]:
     mic = os.path.join(work, f"clock{ppm}.wav")
     sox(answers, mic, "pad", "0.12", "0", "speed", f"{1 + ppm * 1e-6:.6f}", "rate", "-v", "16000", "gain", "-6")
     row = []
     for params in [{}, {"drift": False}]:
-        out = cancel(mic, params)[0]
+        out = cancel(mic, params, answers)[0]
         row.append((answer_erle(mic, out, 0, 1), answer_erle(mic, out, 1, 3)))
     print(f"| {ppm:+d} ppm | {row[0][0]:.1f} dB | {row[0][1]:.1f} dB | {row[1][0]:.1f} dB, {row[1][1]:.1f} dB |")
-ref = saved_ref
 print()
 sys.stdout.flush()
 

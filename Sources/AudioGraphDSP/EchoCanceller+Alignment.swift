@@ -68,8 +68,8 @@ extension EchoCanceller {
 
     /// The echo (`found` seconds late) at the start of the filter's tail, with room for what
     /// leads it: the reference is read that much behind, the filter starts over, and so does
-    /// the line through the delays (a wrong delay the estimator confirmed once, 0.95 s for
-    /// 0.17 s, stayed in it and its position was taken as the echo's after the next placing).
+    /// the line through the delays (those measured before belong to the path it left: kept,
+    /// their position would be taken for the echo's).
     func place(echoAt found: Double) {
         let target = max(0, Int((found - lead) * rate))
         refLine.readPosition = Double(micConsumed - target)

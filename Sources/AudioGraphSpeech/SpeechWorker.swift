@@ -114,14 +114,9 @@ final class SpeechWorker: @unchecked Sendable {
                 samplesReady.signal()
                 continue
             }
-            if generation.load(ordering: .acquiring) != next.generation {
-                // Cancelled while it was synthesised: `cancelAll` no longer saw it among the
-                // requests, so it leaves the pending count here (else the node never idles).
-                pending.subtract(1, ordering: .releasing)
-                samplesReady.signal()
-                continue
-            }
-            // Announced once its samples (or the first 60 s of them) are in the ring.
+            // Announced once its samples (or the first 60 s of them) are in the ring. A text
+            // cancelled while it was synthesised (`cancelAll` no longer saw it among the
+            // requests) stops at once below and leaves the pending count there.
             var written = 0
             var announced = false
             while written < samples.count || !announced {
