@@ -22,6 +22,8 @@ final class PocketSphinxDecoder {
 
     /// Loads the model. Errors carry PocketSphinx's own message (a grammar's line, a file).
     ///
+    /// `warp`: the front end's inverse-linear frequency warp (1: none; the `warp` parameter).
+    ///
     /// `dropsSilence`: PocketSphinx's own voice-activity detection leaves silent frames out
     /// of decoding (`-remove_silence`). A whole-utterance pass gains from it; a live pass
     /// does not, and word times are exact only without it (left-out frames are missing from
@@ -35,7 +37,7 @@ final class PocketSphinxDecoder {
     /// here, so a model that cannot be read still fails the load): a stream that ends with no
     /// speech never builds it, and one with speech builds it as its first utterance opens or
     /// while the decoder waits for audio, whichever comes first.
-    init(hmm: String, dict: String, search: Search, limits: Limits, dropsSilence: Bool,
+    init(hmm: String, dict: String, search: Search, limits: Limits, warp: Double = 1, dropsSilence: Bool,
          preview: Limits? = nil, preparedLater: Bool = false, searchLater: Bool = false) throws(EngineError) {
         ag_ps_capture_log()
         self.dropsSilence = dropsSilence
@@ -43,6 +45,7 @@ final class PocketSphinxDecoder {
         var args = ["audiograph", "-hmm", hmm, "-dict", dict, "-logfn", "/dev/null", "-bestpath", "yes",
                     "-maxhmmpf", String(limits.hmms), "-maxwpf", String(limits.wordExits), "-topn", String(limits.gaussians),
                     "-remove_silence", dropsSilence ? "yes" : "no"]
+        if warp != 1 { args += ["-warp_type", "inverse_linear", "-warp_params", String(warp)] }
         switch search {
         case .languageModel:
             // The second (fwdflat) pass runs when an utterance's part closes, over the whole

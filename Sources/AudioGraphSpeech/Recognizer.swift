@@ -53,6 +53,8 @@ public final class Recognizer: AudioNode {
                           help: "with the language model: PocketSphinx's second (flat-lexicon) pass over each part of an utterance as it closes; false: about a quarter less decoder CPU for about 1 point more WER (README: Serving speech)"),
             ParameterSpec("top-gaussians", .integer(1...16), default: 4,
                           help: "the best Gaussians of each codebook that score a state per frame (PocketSphinx -topn): 2 takes about a fifth less CPU for about 2 points more WER (README: Serving speech)"),
+            ParameterSpec("warp", .number(0.8...1.2), default: 1,
+                          help: "the front end's frequency warp for the talker's vocal tract (PocketSphinx -warp_type inverse_linear; 1: none, below 1 for a longer tract, above for a shorter one): set per talker; no one value helps every talker (README: A talker's voice)"),
             ParameterSpec("continuous", .bool, default: true,
                           help: "keep recognising utterance after utterance (false: end the run after the first)"),
         ],

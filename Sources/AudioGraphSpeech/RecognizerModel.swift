@@ -174,7 +174,7 @@ final class RecognizerModel: @unchecked Sendable {
             // With the model's coverage known (recorded in its cut), the search over it waits for
             // speech too; counting the coverage needs the search.
             let d = try PocketSphinxDecoder(hmm: s.hmm, dict: dictionary, search: s.search, limits: s.limits,
-                                            dropsSilence: s.finalPass == .utterance,
+                                            warp: s.warp, dropsSilence: s.finalPass == .utterance,
                                             preview: s.previewLimits, preparedLater: preparingLater,
                                             searchLater: preparingLater && known != nil)
             if let vocabulary, s.search.isLanguageModel, !vocabulary.phrases.isEmpty { try d.addVocabularyModel(vocabulary) }

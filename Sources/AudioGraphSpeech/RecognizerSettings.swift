@@ -21,6 +21,8 @@ struct RecognizerSettings: Sendable {
     let continuous: Bool
     /// Search limits per frame (active HMMs, word exits, second pass).
     let limits: PocketSphinxDecoder.Limits
+    /// The front end's frequency warp (1: none; PocketSphinx's inverse-linear warp).
+    let warp: Double
     /// Where final results come from.
     let finalPass: Recognizer.FinalPass
     /// Seconds of the first utterance held back to measure its cepstral mean (single pass).
@@ -80,6 +82,7 @@ struct RecognizerSettings: Sendable {
         continuous = p.bool("continuous")
         limits = .init(hmms: p.integer("max-hmms"), wordExits: p.integer("max-word-exits"), secondPass: p.bool("second-pass"),
                        gaussians: p.integer("top-gaussians"))
+        warp = p.number("warp")
         finalPass = p.choice("final")
         cmnLookahead = p.number("cmn-lookahead")
         let previewHMMs = p.integer("preview-hmms")
@@ -103,7 +106,7 @@ struct RecognizerSettings: Sendable {
         }
         return LoadedDecoders.key(
             [hmm, searchText, "\(limits.hmms)/\(limits.wordExits)\(limits.secondPass ? "" : "/1")/g\(limits.gaussians)", finalPass.rawValue,
-             previewLimits.map { "\($0.hmms)/\($0.wordExits)" } ?? "-"],
+             warp == 1 ? "-" : "w\(warp)", previewLimits.map { "\($0.hmms)/\($0.wordExits)" } ?? "-"],
             files: [hmm + "/mdef", hmm + "/means", dict] + files + (vocabularyPath.map { [$0] } ?? []))
     }
 }
