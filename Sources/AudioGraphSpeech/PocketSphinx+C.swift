@@ -42,6 +42,7 @@ final class PocketSphinxDecoder {
         ag_ps_capture_log()
         self.dropsSilence = dropsSilence
         self.limits = limits
+        self.warp = warp
         var args = ["audiograph", "-hmm", hmm, "-dict", dict, "-logfn", "/dev/null", "-bestpath", "yes",
                     "-maxhmmpf", String(limits.hmms), "-maxwpf", String(limits.wordExits), "-topn", String(limits.gaussians),
                     "-remove_silence", dropsSilence ? "yes" : "no"]
@@ -108,6 +109,8 @@ final class PocketSphinxDecoder {
     }
 
     let limits: Limits
+    /// The front end's frequency warp it was made with (1: none).
+    let warp: Double
     /// Whether ``prepareForSpeech()`` has work to do (a decoder made `preparedLater`).
     var awaitsPreparation: Bool
     /// The n-gram model read and not yet searched (a decoder made `searchLater`).

@@ -10,7 +10,8 @@ import Foundation
 /// words (taken from the model's), so it loads in a fraction of the full one's time.
 final class WakeWordSpotter {
     let phrase: String
-    private let decoder: PocketSphinxDecoder
+    /// The key-phrase search (its own front end, with the recognizer's warp).
+    let decoder: PocketSphinxDecoder
     /// Samples decoded since the phrase search's utterance began.
     private var fed = 0
     /// Absolute index of the next sample; looks at the hypothesis every `step` of the stream.
@@ -26,7 +27,8 @@ final class WakeWordSpotter {
     /// Sound no louder than this (16-bit steps) is a digital path's dither, not a room.
     static let ditherLevel: Int16 = 2
 
-    /// Loads a key-phrase search for `phrase`, its words' pronunciations taken from `dictionary`.
+    /// Loads a key-phrase search for `phrase`, its words' pronunciations taken from `dictionary`
+    /// (whose front end's `warp` it hears with too: the same talker).
     init(phrase: String, threshold: Double, hmm: String, dictionary: PocketSphinxDecoder) throws(EngineError) {
         self.phrase = phrase
         var lines: [String] = []
@@ -44,7 +46,8 @@ final class WakeWordSpotter {
         }
         defer { try? FileManager.default.removeItem(at: dict) }
         decoder = try PocketSphinxDecoder(hmm: hmm, dict: dict.path, search: .keyphrase(phrase, threshold: threshold),
-                                          limits: .init(hmms: 30000, wordExits: 20), dropsSilence: false)
+                                          limits: .init(hmms: 30000, wordExits: 20), warp: dictionary.warp,
+                                          dropsSilence: false)
         decoder.startUtterance()
     }
 

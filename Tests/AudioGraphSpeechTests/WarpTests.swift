@@ -45,4 +45,14 @@ struct WarpTests {
         #expect(warped.warp == 1.06 && plain.warp == 1)
         #expect(warped.decoderKey != nil && warped.decoderKey != plain.decoderKey)
     }
+
+    /// In assistant mode the wake word's own decoder hears with the recognizer's warp too.
+    @Test func theWakeWordIsHeardWithTheSameWarp() throws {
+        let main = try PocketSphinxDecoder(
+            hmm: SpeechModel.defaultHMM, dict: SpeechModel.defaultDict, search: .keyphrase("hello computer", threshold: 1e-20),
+            limits: .init(hmms: 4000, wordExits: 10), warp: 1.06, dropsSilence: false)
+        let spotter = try WakeWordSpotter(phrase: "hello computer", threshold: 1e-20, hmm: SpeechModel.defaultHMM, dictionary: main)
+        let params = cmd_ln_str_r(spotter.decoder.config, "-warp_params").map { String(cString: $0) }
+        #expect(params.flatMap { Double($0) } == 1.06, "\(String(describing: params))")
+    }
 }
