@@ -35,6 +35,7 @@ def keys_file(text):
     (["--set", "asr.second-pas=false"], "has no parameter \"second-pas\" (did you mean \"second-pass\"?)"),
     (["--set", "asr.second-pass=maybe"], "--set asr.second-pass=maybe"),
     (["--set", "asr.top-gaussians=0"], "--set asr.top-gaussians=0"),
+    (["--set", "asr.warp=1.5"], "parameter \"warp\": expected a number in 0.8...1.2, got 1.5"),
     (["--set", "nope.max-hmms=10"], "no graph served from"),
     (["--set", "asr"], "expected NODE.PARAM=VALUE"),
 ])
