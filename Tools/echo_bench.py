@@ -112,9 +112,11 @@ print()
 print(f"The answer ({seconds:.1f} s) as the reference; the microphone is the answer delayed by the loop, through")
 print("`sox reverb 40 50 30`, at -6 dB. ERLE: energy in over energy out over the 0.5 s windows after 3 s where")
 print("the echo is loud; converged: the first window taking 20 dB out after which the mean is 25 dB or more.")
+print("The node with its defaults, then without its last stage (`coherence` 0: the filter and speexdsp's residual")
+print("suppression alone).")
 print()
-print("| loop delay | delay measured | ERLE after 3 s | converged after | ERLE, align off | CPU ms per s of audio (noise suppression -15 dB) |")
-print("|---|---|---|---|---|---|")
+print("| loop delay | delay measured | ERLE after 3 s | converged after | ERLE, coherence off | ERLE, align off | CPU ms per s of audio (noise suppression -15 dB) |")
+print("|---|---|---|---|---|---|---|")
 for delay in [0.02, 0.06, 0.12, 0.2, 0.4]:
     mic = os.path.join(work, f"mic{delay}.wav")
     sox(ref, mic, "pad", str(delay), "0", "reverb", "40", "50", "30", "gain", "-6")
@@ -129,8 +131,10 @@ for delay in [0.02, 0.06, 0.12, 0.2, 0.4]:
     off = erle_windows(mic, cancel(mic, {"align": False})[0])
     off_erle = statistics.mean([e for t, e in off if t >= 3] or [float("nan")])
     ns = (min(cancel(mic, {"noise-suppression": -15})[1] for _ in range(3)) - base) / seconds * 1000
+    plain = erle_windows(mic, cancel(mic, {"coherence": 0})[0])
+    plain_erle = statistics.mean([e for t, e in plain if t >= 3] or [float("nan")])
     print(f"| {delay * 1000:.0f} ms | {', '.join(f'{d * 1000:.0f} ms' for d in delays) or '-'} | {erle:.1f} dB | "
-          f"{f'{conv:.1f} s' if conv is not None else 'never'} | {off_erle:.1f} dB | {cpu:.1f} ({ns:.1f}) |")
+          f"{f'{conv:.1f} s' if conv is not None else 'never'} | {plain_erle:.1f} dB | {off_erle:.1f} dB | {cpu:.1f} ({ns:.1f}) |")
 print()
 
 # 1c. The microphone on another clock: the echo comes back a little faster or slower than it

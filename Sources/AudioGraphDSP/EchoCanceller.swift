@@ -12,7 +12,9 @@ import CSpeexDSP
 ///     what plays ─► bus 1 (reference) ┘
 ///
 /// Works in 20 ms frames (speexdsp's suggested size; 10 ms frames measured 3 dB less echo
-/// reduction): the output lags the microphone by one frame. The reference may be
+/// reduction): the output lags the microphone by one frame, and by one more with
+/// `suppression` (speexdsp's preprocessor holds one, and the output keeps that latency while
+/// the preprocessor sits out between echoes). The reference may be
 /// delayed by `delay` before the filter (the playback path's latency, when it is longer than
 /// the filter's tail); within `filter` seconds the filter finds the echo's delay and shape
 /// by itself, and follows them as they change. With `align` the node measures the echo's delay
@@ -43,6 +45,8 @@ public final class EchoCanceller: AudioNode {
                           help: "with align: follow an echo whose delay creeps (capture and playback on separate clocks) by reading the reference at the rate the echo comes back"),
             ParameterSpec("hold", .number(0...60), default: 15, unit: "dB",
                           help: "the canceller holds the echo once its output stays this far below what plays, in the whole band and its treble (two half seconds running), measured again at each sound after a second of silence (each answer); until then what plays is marked on its `playing` output"),
+            ParameterSpec("coherence", .number(0...8), default: 1,
+                          help: "with align, while it holds an echo: take out, per frequency, what of the output is still the echo (coherent with what plays, and not with the microphone), this strongly (an exponent; 0: off, and the output 20 ms sooner)"),
         ],
         inputs: .fixed(2),
         controls: [
@@ -65,6 +69,9 @@ public final class EchoCanceller: AudioNode {
     /// reference and filter output over the frames something played, per half second.
     var holds = false
     let holdERLE: Double
+    /// The last stage, per frequency (`coherence`), and how strongly.
+    var coherence: CoherenceSuppressor?
+    let overdrive: Double
     private var refEnergy: Float = 0, outEnergy: Float = 0, refTreble: Float = 0, outTreble: Float = 0
     private var activeFrames = 0, framesMeasured = 0, windowsHeld = 0
     /// What plays while the filter does not hold its echo (its `playing` output).
@@ -87,6 +94,10 @@ public final class EchoCanceller: AudioNode {
     private var micFrame: [Int16] = []
     private var refFrame: [Int16] = []
     private var outFrame: [Int16] = []
+    /// With `suppression`: the frame the output holds back while the preprocessor sits out.
+    private var passFrame: [Int16] = []
+    /// The filter's output before residual suppression (what `coherence` measures).
+    private var filteredFrame: [Int16] = []
 
     init(_ p: ResolvedParameters) {
         tail = p.number("filter")
@@ -98,6 +109,7 @@ public final class EchoCanceller: AudioNode {
         maxDelay = p.number("max-delay")
         followDrift = p.bool("drift")
         holdERLE = p.number("hold")
+        overdrive = p.number("coherence")
     }
 
     deinit { release() }
@@ -153,6 +165,10 @@ public final class EchoCanceller: AudioNode {
         startedFromLatency = false
         gate = context.channel(.gate)
         startMeasuring()
+        // The preprocessor, when it runs, holds a frame: the output to suppress is one behind.
+        let preprocessed = suppression || noiseSuppression < 0 || gainControl
+        coherence = align && overdrive > 0
+            ? CoherenceSuppressor(frame: frame, maxLag: Int(tail * Double(rate)), overdrive: overdrive, outputLag: preprocessed ? 1 : 0) : nil
         estimator = align ? EchoDelayEstimator(rate: Double(rate), maxSeconds: maxDelay) : nil
         micFIFO = SampleFIFO(capacity: block + 2 * frame)
         refLine = FractionalDelayLine(capacity: block * 4 + max(delayFrames, Int(maxDelay * Double(rate))) + 2 * frame)
@@ -162,6 +178,8 @@ public final class EchoCanceller: AudioNode {
         micFrame = [Int16](repeating: 0, count: frame)
         refFrame = [Int16](repeating: 0, count: frame)
         outFrame = [Int16](repeating: 0, count: frame)
+        passFrame = [Int16](repeating: 0, count: frame)
+        filteredFrame = [Int16](repeating: 0, count: frame)
     }
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
@@ -212,6 +230,7 @@ public final class EchoCanceller: AudioNode {
             // Residual echo suppression only while an echo may be there: from a frame the
             // reference played until its echo has died away. Outside it, the preprocessor
             // would only alter the user's speech (it cost the wake word in some runs).
+            if coherence != nil { filteredFrame.withUnsafeMutableBufferPointer { f in outFrame.withUnsafeBufferPointer { f.baseAddress!.update(from: $0.baseAddress!, count: frame) } } }
             let played = Self.energy(refFrame)
             let plays = played > Self.playingEnergy * Float(frame)
             if plays {
@@ -220,9 +239,20 @@ public final class EchoCanceller: AudioNode {
                 echoFrames -= 1
             }
             if suppression && echoFrames > 0 || noiseSuppression < 0 || gainControl {
+                // The preprocessor's output is the frame before (its overlap-add holds one).
+                passFrame.withUnsafeMutableBufferPointer { p in outFrame.withUnsafeBufferPointer { p.baseAddress!.update(from: $0.baseAddress!, count: frame) } }
                 _ = outFrame.withUnsafeMutableBufferPointer { speex_preprocess_run(preprocess, $0.baseAddress) }
+            } else if suppression {
+                // Sitting out, it still follows the microphone (its noise estimate, and the
+                // frames its overlap-add resumes from), and the output keeps its one frame of
+                // latency: resuming at the next echo neither replays the frame it last held
+                // (a stale 20 ms from the end of the last echo, up to 30 dB over the room)
+                // nor drops one when it stops.
+                _ = outFrame.withUnsafeMutableBufferPointer { speex_preprocess_estimate_update(preprocess, $0.baseAddress) }
+                swap(&outFrame, &passFrame)
             }
             if !holds { measure(played: plays ? played : nil) }  // on what the listeners hear: residual suppression included
+            if let coherence { suppress(coherence) }
             outFIFO.push(outFrame)
         }
         let m = min(n, outFIFO.count)
@@ -235,7 +265,22 @@ public final class EchoCanceller: AudioNode {
 
     public func reset() {
         if let echo { speex_echo_state_reset(echo) }
+        coherence?.reset()
         startMeasuring()
+    }
+
+    /// The last stage: per frequency, what of the output is still the echo (``CoherenceSuppressor``),
+    /// while the filter holds an echo that may be there; the output one frame later.
+    private func suppress(_ c: CoherenceSuppressor) {
+        let lag = Int(((estimator?.delaySeconds ?? 0) * rate - appliedDelay).rounded())  // where the echo lies in the tail
+        let active = holds && echoFrames > 0
+        micFrame.withUnsafeBufferPointer { m in
+            filteredFrame.withUnsafeBufferPointer { f in
+                refFrame.withUnsafeBufferPointer { r in
+                    outFrame.withUnsafeMutableBufferPointer { o in c.process(mic: m, filtered: f, reference: r, output: o, lag: lag, active: active) }
+                }
+            }
+        }
     }
 
     /// The filter starts over: it does not hold the echo until measured again.

@@ -42,3 +42,35 @@ struct EchoCancellerHoldTests {
         #expect(!gate.covers(3.5, 3.7), "a pause shorter than a second is not a new answer")
     }
 }
+
+/// The residual echo suppression (speexdsp's preprocessor) runs only while an echo may be
+/// there, and its overlap-add holds one frame: the canceller keeps that frame of latency
+/// throughout, so resuming it at the next answer neither replays the last frame it held (a
+/// stale 20 ms of whatever ended the last echo: the user's voice, a residual) nor drops one.
+struct EchoCancellerResumeTests {
+    @Test func resumingTheSuppressionReplaysNothing() throws {
+        let rate = 16000.0
+        let format = StreamFormat(sampleRate: rate, channelCount: 1)
+        let h = try NodeHarness("echo-canceller", ["align": false], inputs: [format, format], maxFrames: 1024, registry: .builtin)
+        // An answer plays for a second while the user talks (loud) on the microphone, past the
+        // end of the time its echo may take (1.3 s later, without `align`); 2 s later the next
+        // answer, with a silent microphone.
+        let answer = Signals.noise(rms: 0.1, seconds: 1, rate: rate, seed: 1)
+        let user = Signals.noise(rms: 0.3, seconds: 2.5, rate: rate, seed: 2)
+        let ref = answer + [Float](repeating: 0, count: Int(3.5 * rate)) + answer
+        let mic = user + [Float](repeating: 0, count: Int(3 * rate))
+        var out: [Float] = []
+        for k in stride(from: 0, to: ref.count, by: 1024) {
+            let end = min(k + 1024, ref.count)
+            h.push(buses: [[Array(mic[k..<end])], [Array(ref[k..<end])]])
+            out += h.takeOutput()[0]
+        }
+        let next = Int(4.5 * rate)
+        let loudest = out[next...].map { abs($0) }.max() ?? 0
+        #expect(loudest < 0.001, "the next answer's start replayed \(loudest) of old audio")
+        // The user's voice ends once, 40 ms late (the filter's frame and the preprocessor's):
+        // nothing of it is dropped when the suppression stops.
+        let lastLoud = out[..<next].lastIndex { abs($0) > 0.01 } ?? 0
+        #expect(abs(lastLoud - Int(2.54 * rate)) < 160, "the user's voice ended at \(Double(lastLoud) / rate) s")
+    }
+}
