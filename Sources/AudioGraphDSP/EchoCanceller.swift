@@ -23,7 +23,9 @@ import CSpeexDSP
 /// latencies change; each delay it takes is an `echo-delay` event. With `drift` it also follows
 /// an echo whose delay creeps (capture and playback on separate clocks): the measured delays'
 /// trend (``EchoDriftTracker``) sets the rate the reference is read at
-/// (``FractionalDelayLine``), so the filter sees an echo path that stands still. Missing reference
+/// (``FractionalDelayLine``), so the filter sees an echo path that stands still. With `align`,
+/// its last stage (`coherence`, ``CoherenceSuppressor``) takes out per frequency what of the
+/// output is still the echo while the filter holds it (one frame more of latency). Missing reference
 /// (nothing played) is silence.
 /// Render thread only: nothing allocated per block.
 public final class EchoCanceller: AudioNode {
@@ -72,8 +74,8 @@ public final class EchoCanceller: AudioNode {
     /// The last stage, per frequency (`coherence`), and how strongly.
     var coherence: CoherenceSuppressor?
     let overdrive: Double
-    private var refEnergy: Float = 0, outEnergy: Float = 0, refTreble: Float = 0, outTreble: Float = 0
-    private var activeFrames = 0, framesMeasured = 0, windowsHeld = 0
+    var refEnergy: Float = 0, outEnergy: Float = 0, refTreble: Float = 0, outTreble: Float = 0
+    var activeFrames = 0, framesMeasured = 0, windowsHeld = 0
     /// What plays while the filter does not hold its echo (its `playing` output).
     private(set) var gate = PlaybackGate()
     /// Whether the reported playback latency has been taken as the first delay (first block).
@@ -92,8 +94,8 @@ public final class EchoCanceller: AudioNode {
     var refLine = FractionalDelayLine(capacity: 1)
     private var outFIFO = SampleFIFO(capacity: 1)
     private var micFrame: [Int16] = []
-    private var refFrame: [Int16] = []
-    private var outFrame: [Int16] = []
+    var refFrame: [Int16] = []
+    var outFrame: [Int16] = []
     /// With `suppression`: the frame the output holds back while the preprocessor sits out.
     private var passFrame: [Int16] = []
     /// The filter's output before residual suppression (what `coherence` measures).
@@ -283,63 +285,8 @@ public final class EchoCanceller: AudioNode {
         }
     }
 
-    /// The filter starts over: it does not hold the echo until measured again.
-    func startMeasuring() {
-        holds = false
-        refEnergy = 0
-        outEnergy = 0
-        refTreble = 0
-        outTreble = 0
-        activeFrames = 0
-        framesMeasured = 0
-        windowsHeld = 0
-    }
-
-    /// After each frame while the filter does not hold: over every 25 frames (0.5 s), how far
-    /// below what played the output stays where the reference played (at least 10 such
-    /// frames: the room's own loss and the filter's together, so a quiet echo holds at once),
-    /// over the whole band and its treble (the second difference: a filter a fraction of a
-    /// sample off its echo, after the clocks drifted through a pause, still takes out the
-    /// low band and leaves the sibilants, which start speech); two windows in a row at `hold`
-    /// dB or more in both and it holds.
-    /// `played`: the reference frame's energy when it played something, else nil.
-    private func measure(played: Float?) {
-        if let r = played {
-            refEnergy += r
-            outEnergy += Self.energy(outFrame)
-            refTreble += Self.trebleEnergy(refFrame)
-            outTreble += Self.trebleEnergy(outFrame)
-            activeFrames += 1
-        }
-        framesMeasured += 1
-        guard framesMeasured >= 25 else { return }
-        if activeFrames >= 10 {
-            let below = 10 * log10(Double(refEnergy) / Double(max(outEnergy, 1)))
-            let trebleBelow = 10 * log10(Double(refTreble) / Double(max(outTreble, 1)))
-            windowsHeld = min(below, trebleBelow) >= holdERLE ? windowsHeld + 1 : 0
-            if windowsHeld >= 2 { holds = true }
-        }
-        refEnergy = 0
-        outEnergy = 0
-        refTreble = 0
-        outTreble = 0
-        activeFrames = 0
-        framesMeasured = 0
-    }
-
-    /// A 20 ms frame's second difference's energy: its treble (at 16 kHz: +6 dB at 4 kHz,
-    /// -5 dB at 2 kHz, -16 dB at 1 kHz).
-    private static func trebleEnergy(_ f: [Int16]) -> Float {
-        var e: Float = 0
-        for i in 2..<f.count {
-            let d = Float(f[i]) - 2 * Float(f[i - 1]) + Float(f[i - 2])
-            e += d * d
-        }
-        return e
-    }
-
     /// A 20 ms frame's energy (16-bit units squared, summed).
-    private static func energy(_ f: [Int16]) -> Float {
+    static func energy(_ f: [Int16]) -> Float {
         var e: Float = 0
         for v in f { e += Float(v) * Float(v) }
         return e

@@ -1,0 +1,60 @@
+import Foundation
+
+/// When the echo canceller holds its echo (`hold`): measured on what the listeners hear, at
+/// the start and again at each answer.
+extension EchoCanceller {
+    /// The filter starts over: it does not hold the echo until measured again.
+    func startMeasuring() {
+        holds = false
+        refEnergy = 0
+        outEnergy = 0
+        refTreble = 0
+        outTreble = 0
+        activeFrames = 0
+        framesMeasured = 0
+        windowsHeld = 0
+    }
+
+    /// After each frame while the filter does not hold: over every 25 frames (0.5 s), how far
+    /// below what played the output stays where the reference played (at least 10 such
+    /// frames: the room's own loss and the filter's together, so a quiet echo holds at once),
+    /// over the whole band and its treble (the second difference: a filter a fraction of a
+    /// sample off its echo, after the clocks drifted through a pause, still takes out the
+    /// low band and leaves the sibilants, which start speech); two windows in a row at `hold`
+    /// dB or more in both and it holds.
+    /// `played`: the reference frame's energy when it played something, else nil.
+    func measure(played: Float?) {
+        if let r = played {
+            refEnergy += r
+            outEnergy += Self.energy(outFrame)
+            refTreble += Self.trebleEnergy(refFrame)
+            outTreble += Self.trebleEnergy(outFrame)
+            activeFrames += 1
+        }
+        framesMeasured += 1
+        guard framesMeasured >= 25 else { return }
+        if activeFrames >= 10 {
+            let below = 10 * log10(Double(refEnergy) / Double(max(outEnergy, 1)))
+            let trebleBelow = 10 * log10(Double(refTreble) / Double(max(outTreble, 1)))
+            windowsHeld = min(below, trebleBelow) >= holdERLE ? windowsHeld + 1 : 0
+            if windowsHeld >= 2 { holds = true }
+        }
+        refEnergy = 0
+        outEnergy = 0
+        refTreble = 0
+        outTreble = 0
+        activeFrames = 0
+        framesMeasured = 0
+    }
+
+    /// A 20 ms frame's second difference's energy: its treble (at 16 kHz: +6 dB at 4 kHz,
+    /// -5 dB at 2 kHz, -16 dB at 1 kHz).
+    private static func trebleEnergy(_ f: [Int16]) -> Float {
+        var e: Float = 0
+        for i in 2..<f.count {
+            let d = Float(f[i]) - 2 * Float(f[i - 1]) + Float(f[i - 2])
+            e += d * d
+        }
+        return e
+    }
+}
