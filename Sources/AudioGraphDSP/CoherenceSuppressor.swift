@@ -43,8 +43,6 @@ final class CoherenceSuppressor {
     static let memory: Float = 0.8
     /// The least gain of a bin (-40 dB).
     static let floorGain: Float = 0.01
-    /// The mean gain over the speech band of the last frame it acted on (1: nothing taken out).
-    private(set) var lastMeanGain: Float = 1
 
     /// For 20 ms frames of `frame` samples, the echo up to `maxLag` samples after its
     /// reference, the output to suppress `outputLag` frames behind the others. Nil when FFTW
@@ -89,7 +87,6 @@ final class CoherenceSuppressor {
         for p in [sxe, sde] { p.update(repeating: 0, count: 2 * bins) }
         overlap.update(repeating: 0, count: frame)
         refHead = 0
-        lastMeanGain = 1
     }
 
     /// One frame: the microphone, the filter's output, the reference the filter worked with
@@ -133,14 +130,11 @@ final class CoherenceSuppressor {
         for i in 0..<size { fft.input[i] = out[i] * window[i] }
         fft.transform()
         if active {
-            var sum: Float = 0
             for k in 0..<bins {
                 let g = gain(k)
                 fft.output[2 * k] *= g
                 fft.output[2 * k + 1] *= g
-                sum += g
             }
-            lastMeanGain = sum / Float(bins)
         }
         fft.inverse()
         let scale = 1 / Float(size)
