@@ -93,8 +93,7 @@ final class CoherenceSuppressor {
     /// (the echo `lag` samples after it, 0...maxLag) and `output`, the frame to pass on, which
     /// is replaced by the last frame's, suppressed where `active` (an echo may be there and the
     /// filter holds it).
-    func process(mic m: UnsafeBufferPointer<Int16>, filtered f: UnsafeBufferPointer<Int16>,
-                 reference r: UnsafeBufferPointer<Int16>, output o: UnsafeMutableBufferPointer<Int16>,
+    func process(mic m: [Int16], filtered f: [Int16], reference r: [Int16], output o: inout [Int16],
                  lag: Int, active: Bool) {
         let refCount = size + maxLag
         for v in r {
@@ -103,7 +102,7 @@ final class CoherenceSuppressor {
         }
         shift(mic, m, keeping: size + frame)
         shift(err, f, keeping: size + frame)
-        shift(out, UnsafeBufferPointer(o), keeping: size)
+        shift(out, o, keeping: size)
         // The windows the output's lines up with: `outputLag` frames back, and the
         // reference's `lag` samples before those.
         let back = outputLag * frame
@@ -158,7 +157,7 @@ final class CoherenceSuppressor {
     }
 
     /// Drops the oldest frame of a buffer of `count` samples and appends `frameIn`.
-    private func shift(_ buffer: UnsafeMutablePointer<Float>, _ frameIn: UnsafeBufferPointer<Int16>, keeping count: Int) {
+    private func shift(_ buffer: UnsafeMutablePointer<Float>, _ frameIn: [Int16], keeping count: Int) {
         buffer.update(from: buffer + frame, count: count - frame)
         for i in 0..<frame { buffer[count - frame + i] = Float(frameIn[i]) }
     }

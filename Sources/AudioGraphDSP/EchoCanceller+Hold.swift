@@ -3,15 +3,17 @@ import Foundation
 /// When the echo canceller holds its echo (`hold`): measured on what the listeners hear, at
 /// the start and again at each answer.
 extension EchoCanceller {
+    /// What half a second of frames measured: energies of reference and output (whole band and
+    /// treble) over the frames something played, those frames, and every frame.
+    struct HoldWindow {
+        var refEnergy: Float = 0, outEnergy: Float = 0, refTreble: Float = 0, outTreble: Float = 0
+        var activeFrames = 0, frames = 0
+    }
+
     /// The filter starts over: it does not hold the echo until measured again.
     func startMeasuring() {
         holds = false
-        refEnergy = 0
-        outEnergy = 0
-        refTreble = 0
-        outTreble = 0
-        activeFrames = 0
-        framesMeasured = 0
+        holdWindow = HoldWindow()
         windowsHeld = 0
     }
 
@@ -25,26 +27,21 @@ extension EchoCanceller {
     /// `played`: the reference frame's energy when it played something, else nil.
     func measure(played: Float?) {
         if let r = played {
-            refEnergy += r
-            outEnergy += Self.energy(outFrame)
-            refTreble += Self.trebleEnergy(refFrame)
-            outTreble += Self.trebleEnergy(outFrame)
-            activeFrames += 1
+            holdWindow.refEnergy += r
+            holdWindow.outEnergy += Self.energy(outFrame)
+            holdWindow.refTreble += Self.trebleEnergy(refFrame)
+            holdWindow.outTreble += Self.trebleEnergy(outFrame)
+            holdWindow.activeFrames += 1
         }
-        framesMeasured += 1
-        guard framesMeasured >= 25 else { return }
-        if activeFrames >= 10 {
-            let below = 10 * log10(Double(refEnergy) / Double(max(outEnergy, 1)))
-            let trebleBelow = 10 * log10(Double(refTreble) / Double(max(outTreble, 1)))
-            windowsHeld = min(below, trebleBelow) >= holdERLE ? windowsHeld + 1 : 0
-            if windowsHeld >= 2 { holds = true }
-        }
-        refEnergy = 0
-        outEnergy = 0
-        refTreble = 0
-        outTreble = 0
-        activeFrames = 0
-        framesMeasured = 0
+        holdWindow.frames += 1
+        guard holdWindow.frames >= 25 else { return }
+        let w = holdWindow
+        holdWindow = HoldWindow()
+        guard w.activeFrames >= 10 else { return }
+        let below = 10 * log10(Double(w.refEnergy) / Double(max(w.outEnergy, 1)))
+        let trebleBelow = 10 * log10(Double(w.refTreble) / Double(max(w.outTreble, 1)))
+        windowsHeld = min(below, trebleBelow) >= holdERLE ? windowsHeld + 1 : 0
+        if windowsHeld >= 2 { holds = true }
     }
 
     /// A 20 ms frame's second difference's energy: its treble (at 16 kHz: +6 dB at 4 kHz,

@@ -67,15 +67,15 @@ public final class EchoCanceller: AudioNode {
     var driftOffset: Double?
     /// Microphone samples taken in, and taken into the filter's frames.
     var micSeen = 0, micConsumed = 0
-    /// Whether the filter holds the echo (see `hold`), and what measures it: energies of
-    /// reference and filter output over the frames something played, per half second.
+    /// Whether the filter holds the echo (see `hold`), the half second being measured, and
+    /// the windows in a row that held.
     var holds = false
     let holdERLE: Double
+    var holdWindow = HoldWindow()
+    var windowsHeld = 0
     /// The last stage, per frequency (`coherence`), and how strongly.
     var coherence: CoherenceSuppressor?
     let overdrive: Double
-    var refEnergy: Float = 0, outEnergy: Float = 0, refTreble: Float = 0, outTreble: Float = 0
-    var activeFrames = 0, framesMeasured = 0, windowsHeld = 0
     /// What plays while the filter does not hold its echo (its `playing` output).
     private(set) var gate = PlaybackGate()
     /// Whether the reported playback latency has been taken as the first delay (first block).
@@ -232,7 +232,7 @@ public final class EchoCanceller: AudioNode {
             // Residual echo suppression only while an echo may be there: from a frame the
             // reference played until its echo has died away. Outside it, the preprocessor
             // would only alter the user's speech (it cost the wake word in some runs).
-            if coherence != nil { filteredFrame.withUnsafeMutableBufferPointer { f in outFrame.withUnsafeBufferPointer { f.baseAddress!.update(from: $0.baseAddress!, count: frame) } } }
+            if coherence != nil { Self.copy(outFrame, into: &filteredFrame) }
             let played = Self.energy(refFrame)
             let plays = played > Self.playingEnergy * Float(frame)
             if plays {
@@ -242,7 +242,7 @@ public final class EchoCanceller: AudioNode {
             }
             if suppression && echoFrames > 0 || noiseSuppression < 0 || gainControl {
                 // The preprocessor's output is the frame before (its overlap-add holds one).
-                passFrame.withUnsafeMutableBufferPointer { p in outFrame.withUnsafeBufferPointer { p.baseAddress!.update(from: $0.baseAddress!, count: frame) } }
+                Self.copy(outFrame, into: &passFrame)
                 _ = outFrame.withUnsafeMutableBufferPointer { speex_preprocess_run(preprocess, $0.baseAddress) }
             } else if suppression {
                 // Sitting out, it still follows the microphone (its noise estimate, and the
@@ -275,14 +275,13 @@ public final class EchoCanceller: AudioNode {
     /// while the filter holds an echo that may be there; the output one frame later.
     private func suppress(_ c: CoherenceSuppressor) {
         let lag = Int(((estimator?.delaySeconds ?? 0) * rate - appliedDelay).rounded())  // where the echo lies in the tail
-        let active = holds && echoFrames > 0
-        micFrame.withUnsafeBufferPointer { m in
-            filteredFrame.withUnsafeBufferPointer { f in
-                refFrame.withUnsafeBufferPointer { r in
-                    outFrame.withUnsafeMutableBufferPointer { o in c.process(mic: m, filtered: f, reference: r, output: o, lag: lag, active: active) }
-                }
-            }
-        }
+        c.process(mic: micFrame, filtered: filteredFrame, reference: refFrame, output: &outFrame, lag: lag, active: holds && echoFrames > 0)
+    }
+
+    /// Copies one frame into another of the same length, in place (an assignment would share
+    /// the storage and copy it, allocating, when either is next written).
+    private static func copy(_ source: [Int16], into target: inout [Int16]) {
+        target.withUnsafeMutableBufferPointer { t in source.withUnsafeBufferPointer { t.baseAddress!.update(from: $0.baseAddress!, count: $0.count) } }
     }
 
     /// A 20 ms frame's energy (16-bit units squared, summed).
