@@ -7,7 +7,7 @@ import Synchronization
 /// `audiograph-bench allocations`: heap allocations on the render thread, counted by the
 /// malloc shim in CAllocCounter, for graphs that cover the render path: sources, gain, the
 /// speech front end (resampler, mixer, vad, end-of-speech), a level meter's events, taps, a
-/// wav-sink, a file-source into a recognizer, and a speech-synth.
+/// wav-sink, a file-source into a recognizer, an echo canceller, and a speech-synth.
 /// One JSON line per graph: {"graph", "blocks", "allocations"}. The render path must not
 /// allocate; RenderAllocationTests holds each graph to its pinned count. Release builds only
 /// (a debug build allocates in code the optimiser removes).
@@ -59,6 +59,17 @@ func benchAllocations() async throws {
             g.addNode("eos", type: "end-of-speech", ["no-speech-timeout": 0])
             g.addNode("asr", type: "recognizer")
             g.connect("src", to: "vad"); g.connect("vad", to: "eos"); g.connect("eos", to: "asr")
+        }, nil),
+        // The echo canceller on an echo it holds (the file just written, and the same file
+        // 0.1 s on as what plays: the microphone hears it 0.1 s late, 6 dB down): its filter,
+        // preprocessor, delay estimator, drift line and coherence stage all at work.
+        (graph("echo-canceller") { g in
+            g.addNode("mic", type: "file-source", ["path": .string(written)])
+            g.addNode("room", type: "gain", ["db": -6])
+            g.addNode("plays", type: "file-source", ["path": .string(written), "start": 0.1])
+            g.addNode("aec", type: "echo-canceller")
+            g.addNode("out", type: "null-sink")
+            g.connect("mic", to: "room"); g.connect("room", to: "aec:0"); g.connect("plays", to: "aec:1"); g.connect("aec", to: "out")
         }, nil),
         // Speech from flite (synthesised on the worker; the render thread copies samples).
         (graph("speech-synth") { g in

@@ -11,7 +11,7 @@ import Testing
 
     /// Allocations allowed per graph over its whole run (60 s of audio, 2814 blocks).
     static let pinned = ["gain": 0, "gain-with-tap": 0, "speech-front-end-with-tap": 0, "wav-sink": 0,
-                         "file-source-recognizer": 0, "speech-synth": 0]
+                         "file-source-recognizer": 0, "echo-canceller": 0, "speech-synth": 0]
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: bench.path),
                    "the release audiograph-bench is not built (Tools/test builds it: Tools/build-release --product audiograph-bench)"))
