@@ -16,7 +16,12 @@
    drift-free room: the user looped into the speaker and the microphone the speaker's own
    monitor, so the echo is what was played at a fixed latency, on the playback's clock
    (AG_ECHO_ONLY_DRIFT_FREE=1 runs that row alone, AG_ECHO_ONLY_DRIFTING=1 the node's row in
-   the drifting room alone; AG_ECHO_ONLY_NODE=1 leaves out the peers).
+   the drifting room alone; AG_ECHO_ONLY_NODE=1 leaves out the peers). And in a reverberant
+   room: the speaker a LADSPA reverb in the daemon (swh-plugins' gverb: 6 m, 0.4 s), the echo
+   on the room's clock (Tools/pulse-daemon reverb-room; AG_ECHO_ONLY_REVERB=1 runs that row
+   alone). AG_ROOM_LATENCY_MS sets the drifting room's loop latency (Tools/pulse-daemon).
+   AG_ECHO_EVENTS=DIR keeps each room run's events; each row is followed by what went wrong
+   with each interrupted answer that missed (an HTML comment per miss).
    Before the room, offline: the same N commands with no echo at all, through the assistant
    with and without the canceller in the path (commands exact: the canceller costs nothing).
 
@@ -185,7 +190,12 @@ def room_run(graph, user_raw, extra, modules=(), kind="room"):
         room.speak(user_raw)
         time.sleep(3)
         run.send_signal(2)
-        return [json.loads(l) for l in run.communicate()[0].splitlines() if l.startswith("{")]
+        es = [json.loads(l) for l in run.communicate()[0].splitlines() if l.startswith("{")]
+        if os.environ.get("AG_ECHO_EVENTS"):  # every run's events kept, for a closer look
+            os.makedirs(os.environ["AG_ECHO_EVENTS"], exist_ok=True)
+            with open(os.path.join(os.environ["AG_ECHO_EVENTS"], f"{kind}-{time.time():.0f}.jsonl"), "w") as f:
+                f.writelines(json.dumps(e) + "\n" for e in es)
+        return es
 
 
 says = ["find japanese restaurants nearby", "go forward ten meters", "status of flight l x forty",
@@ -251,13 +261,34 @@ def measure(es, expected, interrupted):
                 k += 1
     else:
         right = in_order(expected, finals)
+    # What went wrong with each answer that did not end in an interrupting command recognised
+    # exactly: not stopped (and what was heard next), or stopped with another final.
+    misses = []
+    if interrupted:
+        # Finals carry no time: events are in the order they happened.
+        starts = [i for i, e in enumerate(es) if e["type"] == "speak-start"]
+        stopped = False  # the answer before was stopped: this one answers the interruption
+        for n, i in enumerate(starts):
+            a = es[i]
+            nxt = starts[n + 1] if n + 1 < len(starts) else len(es)
+            end = next((x for x in es[i:nxt] if x["type"] == "speak-end"), None)
+            after = [x["text"] for x in es[i:nxt] if x["type"] == "final"]
+            answers_interruption = stopped or any(a.get("text", "").endswith(c) for c in expected[1::2])
+            stopped = bool(end and end.get("cancelled"))
+            if answers_interruption:
+                continue  # nobody speaks over the answer to an interrupting command
+            if end and end.get("cancelled"):
+                if not after or after[0] not in expected[1::2]:
+                    misses.append(f"'{a.get('text', '')}' stopped, then {after[:1] or 'no final'}")
+            else:
+                misses.append(f"'{a.get('text', '')}' not stopped, then {after[:2]}")
     stop = []
     for b in barges:
         e = next((x for x in ends if x["t"] >= b["t"] and x.get("cancelled")), None)
         if e:
             stop.append(e["t"] - b["t"])
     return dict(answers=len(ends), stopped=sum(1 for e in ends if e.get("cancelled")), barges=len(barges),
-                own=own, right=right, stop=stop)
+                own=own, right=right, stop=stop, misses=misses)
 
 
 # 1b. Commands with no echo at all, offline (a file has no echo): the canceller in the path
@@ -282,6 +313,8 @@ cancellers = [
      ["--set", "mic.device=agtest_room.monitor", "--set", "speaker.device=agtest_sink"], [], "room"),
     ("the same, drift-free room (the microphone is the speaker's own monitor)", "graphs/assistant-barge-in.json",
      ["--set", "mic.device=agtest_sink.monitor", "--set", "speaker.device=agtest_sink"], [], "drift-free-room"),
+    ("the same, reverberant room (a 6 m room, 0.4 s: gverb in the daemon, drift-free)", "graphs/assistant-barge-in.json",
+     ["--set", "mic.device=agtest_room.monitor", "--set", "speaker.device=agtest_reverb"], [], "reverb-room"),
 ]
 for method in ([] if os.environ.get("AG_ECHO_ONLY_NODE") == "1" else ["webrtc", "speex"]):
     cancellers.append((f"module-echo-cancel aec_method={method} (graphs/assistant.json, barge-in)", "graphs/assistant.json",
@@ -297,13 +330,20 @@ for name, graph, extra, modules, kind in cancellers:
         continue
     if os.environ.get("AG_ECHO_ONLY_DRIFTING") == "1" and (kind != "room" or modules):
         continue
+    if os.environ.get("AG_ECHO_ONLY_REVERB") == "1" and kind != "reverb-room":
+        continue
     raw, exp = script(n_room)
     calm = measure(room_run(graph, raw, extra, modules, kind), exp, False)
     row = [f"{calm['barges']}, {calm['own']}, {calm['right']}/{n_room}"]
+    notes = []
     for db in [0, -10]:
         raw, exp = script(n_room, db)
         m = measure(room_run(graph, raw, extra, modules, kind), exp, True)
+        notes.append((db, m["misses"]))
         row.append(f"{m['stopped']}/{n_room}, {m['right']}/{n_room}"
                    + (f", {pct(m['stop'], 50) * 1000:.0f}/{pct(m['stop'], 95) * 1000:.0f} ms" if db == 0 and m["stop"] else ""))
     print(f"| {name} | " + " | ".join(row) + " |")
+    for db, ms in notes:
+        for x in ms:
+            print(f"<!-- {db} dB miss: {x} -->")
     sys.stdout.flush()
