@@ -12,7 +12,8 @@ import Foundation
 /// - a filter that holds its echo: the residual is partly the reference and no longer the
 ///   microphone: taken down;
 /// - a filter off its echo in part of the band (the treble, a fraction of a sample off after
-///   the clocks drifted): the output there is the microphone and the reference: taken down;
+///   the clocks drifted), or still converging on it (the first answer): the output there is the
+///   microphone and the reference: taken down;
 /// - a user speaking over the answer: the output is the microphone and not the reference: kept.
 ///
 /// Spectra of 40 ms windows (square-root Hann) every 20 ms frame, resynthesised by overlap-add:
@@ -91,8 +92,7 @@ final class CoherenceSuppressor {
 
     /// One frame: the microphone, the filter's output, the reference the filter worked with
     /// (the echo `lag` samples after it, 0...maxLag) and `output`, the frame to pass on, which
-    /// is replaced by the last frame's, suppressed where `active` (an echo may be there and the
-    /// filter holds it).
+    /// is replaced by the last frame's, suppressed where `active` (an echo may be there).
     func process(mic m: [Int16], filtered f: [Int16], reference r: [Int16], output o: inout [Int16],
                  lag: Int, active: Bool) {
         let refCount = size + maxLag

@@ -25,7 +25,8 @@ import CSpeexDSP
 /// trend (``EchoDriftTracker``) sets the rate the reference is read at
 /// (``FractionalDelayLine``), so the filter sees an echo path that stands still. With `align`,
 /// its last stage (`coherence`, ``CoherenceSuppressor``) takes out per frequency what of the
-/// output is still the echo while the filter holds it (one frame more of latency). Missing reference
+/// output is still the echo while an echo may be there (one frame more of latency); the hold is
+/// measured after it, so a filter still converging on the first answer holds sooner. Missing reference
 /// (nothing played) is silence.
 /// Render thread only: nothing allocated per block.
 public final class EchoCanceller: AudioNode {
@@ -48,7 +49,7 @@ public final class EchoCanceller: AudioNode {
             ParameterSpec("hold", .number(0...60), default: 15, unit: "dB",
                           help: "the canceller holds the echo once its output stays this far below what plays, in the whole band and its treble (two half seconds running), measured again at each sound after a second of silence (each answer); until then what plays is marked on its `playing` output"),
             ParameterSpec("coherence", .number(0...8), default: 1,
-                          help: "with align, while it holds an echo: take out, per frequency, what of the output is still the echo (coherent with what plays, and not with the microphone), this strongly (an exponent; 0: off, and the output 20 ms sooner)"),
+                          help: "with align, while an echo may be there: take out, per frequency, what of the output is still the echo (coherent with what plays, and not with the microphone), this strongly (an exponent; 0: off, and the output 20 ms sooner)"),
         ],
         inputs: .fixed(2),
         controls: [
@@ -253,8 +254,9 @@ public final class EchoCanceller: AudioNode {
                 _ = outFrame.withUnsafeMutableBufferPointer { speex_preprocess_estimate_update(preprocess, $0.baseAddress) }
                 swap(&outFrame, &passFrame)
             }
-            if !holds { measure(played: plays ? played : nil) }  // on what the listeners hear: residual suppression included
             if let coherence { suppress(coherence) }
+            // On what the listeners hear: residual suppression and the coherence stage included.
+            if !holds { measure(played: plays ? played : nil) }
             outFIFO.push(outFrame)
         }
         let m = min(n, outFIFO.count)
@@ -272,10 +274,11 @@ public final class EchoCanceller: AudioNode {
     }
 
     /// The last stage: per frequency, what of the output is still the echo (``CoherenceSuppressor``),
-    /// while the filter holds an echo that may be there; the output one frame later.
+    /// while an echo may be there (the filter converging on it or holding it); the output one
+    /// frame later.
     private func suppress(_ c: CoherenceSuppressor) {
         let lag = Int(((estimator?.delaySeconds ?? 0) * rate - appliedDelay).rounded())  // where the echo lies in the tail
-        c.process(mic: micFrame, filtered: filteredFrame, reference: refFrame, output: &outFrame, lag: lag, active: holds && echoFrames > 0)
+        c.process(mic: micFrame, filtered: filteredFrame, reference: refFrame, output: &outFrame, lag: lag, active: echoFrames > 0)
     }
 
     /// Copies one frame into another of the same length, in place (an assignment would share

@@ -13,16 +13,30 @@ struct EchoCancellerHoldTests {
     static let rate = 16000.0
 
     /// Runs `parts` (seconds of sound, or of silence when false) through the node; its gate.
-    func run(_ parts: [(seconds: Double, plays: Bool)]) throws -> PlaybackGate {
+    /// The echo: what plays 20 ms later at `echo`; with `room`, what plays is coloured and the
+    /// echo has a reverberant tail.
+    func run(_ parts: [(seconds: Double, plays: Bool)], _ params: [String: ParameterValue] = ["align": false],
+             echo: Float = 0.1, room: Bool = false) throws -> PlaybackGate {
         let format = StreamFormat(sampleRate: Self.rate, channelCount: 1)
-        let h = try NodeHarness("echo-canceller", ["align": false], inputs: [format, format], maxFrames: 1024, registry: .builtin)
+        let h = try NodeHarness("echo-canceller", params, inputs: [format, format], maxFrames: 1024, registry: .builtin)
         var ref: [Float] = []
         for (i, p) in parts.enumerated() {
             ref += p.plays ? Signals.noise(rms: 0.1, seconds: p.seconds, rate: Self.rate, seed: UInt64(i + 1))
                 : [Float](repeating: 0, count: Int(p.seconds * Self.rate))
         }
+        if room {  // speech is coloured: a one-pole low-pass (the filter converges more slowly)
+            for i in 1..<ref.count { ref[i] += 0.9 * ref[i - 1] }
+            ref = ref.map { $0 * 0.3 }
+        }
         let late = 320
-        let mic = [Float](repeating: 0, count: late) + ref.dropLast(late).map { 0.1 * $0 }
+        var mic = [Float](repeating: 0, count: late) + ref.dropLast(late).map { echo * $0 }
+        if room {  // a reverberant tail: 0.15 s of decaying reflections
+            let tail = Signals.noise(rms: 0.25, seconds: 0.15, rate: Self.rate, seed: 99)
+            for (k, g) in tail.enumerated() where k % 4 == 0 {
+                let d = late + 16 + k, w = echo * g * Float(exp(-Double(k) / 800))
+                for i in d..<mic.count { mic[i] += w * ref[i - d] }
+            }
+        }
         for k in stride(from: 0, to: ref.count, by: 1024) {
             let end = min(k + 1024, ref.count)
             h.push(buses: [[Array(mic[k..<end])], [Array(ref[k..<end])]])
@@ -35,6 +49,18 @@ struct EchoCancellerHoldTests {
         #expect(!gate.covers(2.5, 3.0), "the first answer is held within its first seconds")
         #expect(gate.covers(4.5, 4.7), "the next answer's start is left out while the hold is measured again")
         #expect(!gate.covers(6.0, 6.5), "and held again within a second")
+    }
+
+    /// The coherence stage acts on the first answer while the filter still converges, and the
+    /// hold is measured after it: a loud reverberant echo is held within seconds (2.8 s), which
+    /// the filter alone does not reach in 6 s.
+    @Test func theCoherenceStageHoldsTheFirstAnswerSooner() throws {
+        func firstHeld(_ coherence: Double) throws -> Double {
+            let gate = try run([(6, true)], ["coherence": .number(coherence)], echo: 1, room: true)
+            return stride(from: 0.5, to: 6, by: 0.1).first { !gate.covers($0, $0 + 0.1) } ?? 99
+        }
+        let with = try firstHeld(1), without = try firstHeld(0)  // 99: not within the 6 s
+        #expect(with < 6 && with + 0.5 <= without, "held after \(with) s with the stage, \(without) s without")
     }
 
     @Test func aPauseInsideAnAnswerKeepsTheHold() throws {
