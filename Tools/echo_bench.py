@@ -20,14 +20,14 @@
    room: the speaker a LADSPA reverb in the daemon (swh-plugins' gverb: 6 m, 0.4 s), the echo
    on the room's clock (Tools/pulse-daemon reverb-room; AG_ECHO_ONLY_REVERB=1 runs that row
    alone). AG_ROOM_LATENCY_MS sets the drifting room's loop latency (Tools/pulse-daemon).
-   AG_ECHO_EVENTS=DIR keeps each room run's events; each row is followed by what went wrong
+   AG_ECHO_ROOMS_ONLY=1 leaves the offline tables empty. AG_ECHO_EVENTS=DIR keeps each room run's events; each row is followed by what went wrong
    with each interrupted answer that missed (an HTML comment per miss).
    Before the room, offline: the same N commands with no echo at all, through the assistant
    with and without the canceller in the path (commands exact: the canceller costs nothing).
 
 Usage: Tools/echo_bench.py BIN_DIR [N]
 """
-import json, math, os, resource, statistics, struct, subprocess, sys, tempfile, time, wave
+import json, math, os, resource, statistics, struct, subprocess, sys, tempfile, threading, time, wave
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pulse_room import PulseRoom
@@ -122,7 +122,8 @@ print("suppression alone).")
 print()
 print("| loop delay | delay measured | ERLE after 3 s | converged after | ERLE, coherence off | ERLE, align off | CPU ms per s of audio (noise suppression -15 dB) |")
 print("|---|---|---|---|---|---|---|")
-for delay in [0.02, 0.06, 0.12, 0.2, 0.4]:
+offline = os.environ.get("AG_ECHO_ROOMS_ONLY") != "1"  # "1": the room rows alone (tables left empty)
+for delay in [0.02, 0.06, 0.12, 0.2, 0.4] if offline else []:
     mic = os.path.join(work, f"mic{delay}.wav")
     sox(ref, mic, "pad", str(delay), "0", "reverb", "40", "50", "30", "gain", "-6")
     base = min(passthrough_cpu(mic) for _ in range(3))
@@ -169,7 +170,7 @@ def answer_erle(mic, out, a, b):
     return statistics.mean(ratios)
 
 
-for ppm in [80, -80, 300]:
+for ppm in [80, -80, 300] if offline else []:
     mic = os.path.join(work, f"clock{ppm}.wav")
     sox(answers, mic, "pad", "0.12", "0", "speed", f"{1 + ppm * 1e-6:.6f}", "rate", "-v", "16000", "gain", "-6")
     row = []
@@ -186,11 +187,18 @@ def room_run(graph, user_raw, extra, modules=(), kind="room"):
     with PulseRoom(work, modules, kind) as room:
         run = subprocess.Popen([ag, "run", graph, "--json", "--set", "tts.reply=hello computer, you asked: {text}"] + extra,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=room.env)
+        # Read as it runs: a pipe nobody reads fills (64 KiB, about 16 interrupted exchanges
+        # of events) and the run's event delivery then waits on it, the assistant's with it.
+        lines = []
+        reader = threading.Thread(target=lambda: lines.extend(run.stdout))
+        reader.start()
         time.sleep(6)  # the model loaded and the room's loopbacks settled
         room.speak(user_raw)
         time.sleep(3)
         run.send_signal(2)
-        es = [json.loads(l) for l in run.communicate()[0].splitlines() if l.startswith("{")]
+        reader.join()
+        run.wait()
+        es = [json.loads(l) for l in lines if l.startswith("{")]
         if os.environ.get("AG_ECHO_EVENTS"):  # every run's events kept, for a closer look
             os.makedirs(os.environ["AG_ECHO_EVENTS"], exist_ok=True)
             with open(os.path.join(os.environ["AG_ECHO_EVENTS"], f"{kind}-{time.time():.0f}.jsonl"), "w") as f:
@@ -299,7 +307,7 @@ print("| graph | commands exact | barge-ins |")
 print("|---|---|---|")
 raw, exp = script(n_room)
 for name, graph, extra in [("assistant.json, barge-in (no canceller)", "graphs/assistant.json", ["--set", "tts.barge-in=true"]),
-                           ("assistant-barge-in.json (the canceller in the path)", "graphs/assistant-barge-in.json", [])]:
+                           ("assistant-barge-in.json (the canceller in the path)", "graphs/assistant-barge-in.json", [])] if offline else []:
     out = subprocess.run([ag, "run", graph, "--source", USER, "--sink",
                           os.path.join(work, "answers.wav"), "--json"] + extra, capture_output=True, text=True)
     m = measure([json.loads(l) for l in out.stdout.splitlines() if l.startswith("{")], exp, False)
