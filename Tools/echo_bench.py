@@ -20,8 +20,9 @@
    room: the speaker a LADSPA reverb in the daemon (swh-plugins' gverb: 6 m, 0.4 s), the echo
    on the room's clock (Tools/pulse-daemon reverb-room; AG_ECHO_ONLY_REVERB=1 runs that row
    alone). AG_ROOM_LATENCY_MS sets the drifting room's loop latency (Tools/pulse-daemon).
-   AG_ECHO_ROOMS_ONLY=1 leaves the offline tables empty. AG_ECHO_EVENTS=DIR keeps each room run's events; each row is followed by what went wrong
-   with each interrupted answer that missed (an HTML comment per miss).
+   AG_ECHO_ROOMS_ONLY=1 leaves the offline tables empty; AG_ECHO_EVENTS=DIR keeps each room
+   run's events. Each row is followed by what went wrong with each interrupted answer that
+   missed (an HTML comment per miss).
    Before the room, offline: the same N commands with no echo at all, through the assistant
    with and without the canceller in the path (commands exact: the canceller costs nothing).
 
