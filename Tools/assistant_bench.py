@@ -13,7 +13,7 @@
 
 Usage: Tools/assistant_bench.py BIN_DIR [EXCHANGES]
 """
-import json, os, resource, statistics, subprocess, sys, tempfile, threading, time
+import json, os, resource, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pulse_room import PulseRoom
@@ -129,19 +129,12 @@ def real_loop(exchanges, extra):
             parts += [wake, w_gap, c, a_gap]
         user = os.path.join(work, "user.wav"); concat(parts, user)
         raw = subprocess.run(["sox", user, "-t", "raw", "-"], capture_output=True, check=True).stdout
-        run = subprocess.Popen([ag, "run", "graphs/assistant.json", "--json",
-                                "--set", "tts.reply=hello computer, you asked: {text}"] + extra,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=room.env)
-        lines = []  # read as it runs: a full pipe would hold the run's event delivery
-        reader = threading.Thread(target=lambda: lines.extend(run.stdout))
-        reader.start()
-        time.sleep(3)
-        room.speak(raw)
-        time.sleep(2)
-        run.send_signal(2)
-        reader.join()
-        run.wait()
-        es = [json.loads(l) for l in lines if l.startswith("{")]
+        def speak():
+            time.sleep(3)
+            room.speak(raw)
+            time.sleep(2)
+        es = room.events([ag, "run", "graphs/assistant.json", "--json",
+                          "--set", "tts.reply=hello computer, you asked: {text}"] + extra, speak)
     with open(os.path.join(work, f"loop-events-{exchanges}.jsonl"), "w") as fh:
         fh.writelines(json.dumps(e) + "\n" for e in es)
     wakes = [e for e in es if e["type"] == "wake"]

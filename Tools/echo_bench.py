@@ -28,7 +28,7 @@
 
 Usage: Tools/echo_bench.py BIN_DIR [N]
 """
-import json, math, os, resource, statistics, struct, subprocess, sys, tempfile, threading, time, wave
+import json, math, os, resource, statistics, struct, subprocess, sys, tempfile, time, wave
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pulse_room import PulseRoom
@@ -186,20 +186,11 @@ sys.stdout.flush()
 # 2. The room.
 def room_run(graph, user_raw, extra, modules=(), kind="room"):
     with PulseRoom(work, modules, kind) as room:
-        run = subprocess.Popen([ag, "run", graph, "--json", "--set", "tts.reply=hello computer, you asked: {text}"] + extra,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=room.env)
-        # Read as it runs: a pipe nobody reads fills (64 KiB, about 16 interrupted exchanges
-        # of events) and the run's event delivery then waits on it, the assistant's with it.
-        lines = []
-        reader = threading.Thread(target=lambda: lines.extend(run.stdout))
-        reader.start()
-        time.sleep(6)  # the model loaded and the room's loopbacks settled
-        room.speak(user_raw)
-        time.sleep(3)
-        run.send_signal(2)
-        reader.join()
-        run.wait()
-        es = [json.loads(l) for l in lines if l.startswith("{")]
+        def user():
+            time.sleep(6)  # the model loaded and the room's loopbacks settled
+            room.speak(user_raw)
+            time.sleep(3)
+        es = room.events([ag, "run", graph, "--json", "--set", "tts.reply=hello computer, you asked: {text}"] + extra, user)
         if os.environ.get("AG_ECHO_EVENTS"):  # every run's events kept, for a closer look
             os.makedirs(os.environ["AG_ECHO_EVENTS"], exist_ok=True)
             with open(os.path.join(os.environ["AG_ECHO_EVENTS"], f"{kind}-{time.time():.0f}.jsonl"), "w") as f:

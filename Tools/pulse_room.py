@@ -6,7 +6,7 @@ benches that run the assistant loop through real audio (assistant_bench.py, echo
         run = subprocess.Popen([...], env=room.env)
         room.speak(raw_pcm)   # s16le 16 kHz mono, written in real time
 """
-import os, subprocess, time
+import json, os, subprocess, threading, time
 
 
 class PulseRoom:
@@ -47,3 +47,19 @@ class PulseRoom:
                 d = t0 + (k / 3200 + 1) * 0.1 - time.monotonic()
                 if d > 0:
                     time.sleep(d)
+
+    def events(self, args, during):
+        """Runs `args` (an `audiograph run ... --json`) in the room, calls `during()`, stops it
+        with SIGINT and returns its events. Its output is read as it comes: a pipe nobody reads
+        fills (64 KiB) and the run's event delivery, the assistant's answers with it, waits."""
+        run = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=self.env)
+        lines = []
+        reader = threading.Thread(target=lambda: lines.extend(run.stdout))
+        reader.start()
+        try:
+            during()
+        finally:
+            run.send_signal(2)
+            reader.join()
+            run.wait()
+        return [json.loads(l) for l in lines if l.startswith("{")]
