@@ -4,9 +4,12 @@ import Foundation
 
 /// Prints engine events: JSON lines on stdout with `--json`, otherwise readable lines: the
 /// finals on stdout, everything else on stderr (errors and warnings as one `audiograph:`
-/// line each), above the ``LiveDisplay`` when stdout is a terminal. Called on the engine's delivery thread.
+/// line each), above the ``LiveDisplay`` when stdout is a terminal. Called on the engine's
+/// delivery thread, which it never makes wait for a reader: every line goes through ``output``.
 final class EventPrinter: Sendable {
     let json: Bool
+    /// Where every line goes; ``flush()`` before the process writes on its own or ends.
+    let output: OutputQueue
     let stderrIsTTY = isatty(STDERR_FILENO) == 1
 
     /// Overruns and underruns per node, for the line printed at exit.
@@ -24,8 +27,9 @@ final class EventPrinter: Sendable {
     let display: LiveDisplay?
     let style: TerminalStyle
 
-    init(json: Bool, display: LiveDisplay? = nil) {
+    init(json: Bool, output: OutputQueue, display: LiveDisplay? = nil) {
         self.json = json
+        self.output = output
         self.display = json ? nil : display
         style = TerminalStyle(isTTY: !json && isatty(STDOUT_FILENO) == 1)
     }
@@ -127,24 +131,28 @@ final class EventPrinter: Sendable {
             out(EngineEvent.error(e).jsonLine)
             out(EngineEvent.end(.error).jsonLine)
         }
+        flush()
     }
+
+    /// Writes everything printed so far (and a line for any the queue's bound dropped).
+    func flush() { output.flush() }
 
     /// A line about the run other than a result (vad, end of speech, the assistant's states,
     /// what it says): on a terminal above the live area, otherwise on stderr, so stdout
     /// piped to a file holds the finals alone.
     private func info(_ line: String) {
         if let display { return display.printAbove(line) }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        output.write(line + "\n", to: STDERR_FILENO)
     }
 
     private func out(_ line: String) {
         if let display { return display.printAbove(line) }
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        output.write(line + "\n", to: STDOUT_FILENO)
     }
 
     private func err(_ line: String) {
         // On the same terminal as the live area: above it, not through it.
         if let display, stderrIsTTY { return display.printAbove(line, error: true) }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        output.write(line + "\n", to: STDERR_FILENO)
     }
 }

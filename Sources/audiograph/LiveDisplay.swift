@@ -10,9 +10,11 @@ import Foundation
 ///
 /// Every other line (events, finals, warnings on stderr) is printed above it: the area is
 /// erased, the line written, the area drawn again, so nothing overwrites anything. Called
-/// from the delivery thread (events, level) and the main thread (time): one lock.
+/// from the delivery thread (events, level) and the main thread (time): one lock, under which
+/// the text is queued on ``OutputQueue`` (in order; the terminal is written on its thread).
 final class LiveDisplay: @unchecked Sendable {
     private let lock = NSLock()
+    private let output: OutputQueue
     private let style: TerminalStyle
     private var state = "listening"
     private var position = 0.0
@@ -23,14 +25,17 @@ final class LiveDisplay: @unchecked Sendable {
     private var drawn = 0
     private var finished = false
 
-    init(style: TerminalStyle) { self.style = style }
+    init(style: TerminalStyle, output: OutputQueue) {
+        self.style = style
+        self.output = output
+    }
 
     /// Writes `line` above the live area (to stderr when `error`: the same terminal).
     func printAbove(_ line: String, error: Bool = false) {
         lock.lock(); defer { lock.unlock() }
         write(erase())
         if error {
-            FileHandle.standardError.write(Data((line + "\n").utf8))
+            output.write(line + "\n", to: STDERR_FILENO)
         } else {
             write(line + "\n")
         }
@@ -77,7 +82,7 @@ final class LiveDisplay: @unchecked Sendable {
     }
 
     private func write(_ s: String) {
-        if !s.isEmpty { FileHandle.standardOutput.write(Data(s.utf8)) }
+        output.write(s, to: STDOUT_FILENO)
     }
 
     /// Back to the area's first line and clear to the end of the screen.

@@ -80,9 +80,12 @@ enum RunCommand: Command {
         let graph = try GraphLoading.load(path, sources: sources, sinks: sinks, sets: sets, server: server, checkSources: true)
         GraphLoading.printNotices(graph)
         // The live area (partial, status, level) only on a terminal, never with --json.
+        let output = OutputQueue()
         let display = !json && isatty(STDOUT_FILENO) == 1
-            ? LiveDisplay(style: TerminalStyle(isTTY: true)) : nil
-        let printer = EventPrinter(json: json, display: display)
+            ? LiveDisplay(style: TerminalStyle(isTTY: true), output: output) : nil
+        let printer = EventPrinter(json: json, output: output, display: display)
+        // Whatever ends the run, what it printed is written first (a thrown error's line after it).
+        defer { printer.flush() }
         let session: RecognitionSession
         do {
             session = try RecognitionSession(validated: graph, options: options)
@@ -115,7 +118,7 @@ enum RunCommand: Command {
         }
         display?.finish()
         signals.cancel()
-        if let losses = printer.lossSummary { FileHandle.standardError.write(Data((losses + "\n").utf8)) }
+        if let losses = printer.lossSummary { output.write(losses + "\n", to: STDERR_FILENO) }
         // After an error the error line says what happened; a model's is about no audio at all.
         if !json && !(reason == .error && printer.sawModelError) {
             let wall = Date().timeIntervalSince(started)
@@ -124,14 +127,15 @@ enum RunCommand: Command {
             // The files the run wrote (its wav-sinks), where a user looks for them.
             let written = graph.nodes.filter { $0.descriptor.type == "wav-sink" }.compactMap { $0.parameters.string("path") }
             let wrote = reason == .error || written.isEmpty ? "" : "; wrote " + written.joined(separator: ", ")
-            FileHandle.standardError.write(Data(String(format: "audiograph: ended (%@): %.2f s of audio in %.3f s%@%@\n",
-                                                       reason!.rawValue, audio, wall, speed, wrote).utf8))
+            output.write(String(format: "audiograph: ended (%@): %.2f s of audio in %.3f s%@%@\n",
+                                reason!.rawValue, audio, wall, speed, wrote), to: STDERR_FILENO)
         }
         let status: Int32 = reason == .error ? (printer.sawModelError ? 2 : 1) : 0
         // All the run owes is out: its events written, its sinks finished (files closed,
         // playback drained). Taking the graph apart now would only hand memory back to a
         // process about to end (freeing the recognizer's model alone takes ~25 ms), so the
         // process ends with the session still whole.
+        printer.flush()
         withExtendedLifetime(session) { exit(status) }
     }
 }

@@ -24,10 +24,13 @@ enum CLI {
     }
 
     /// Runs `audiograph ARGS` from the package root; `interruptAfter` sends `signal` (SIGINT
-    /// unless given) at those times, `interruptWhen` once when the output satisfies it.
+    /// unless given) at those times, `interruptWhen` once when the output satisfies it;
+    /// with `readStdoutWhen`, nothing is read from stdout until it returns true (a reader that
+    /// stops reading; past `timeout` it is read anyway, and the wait recorded as an issue).
     static func run(_ args: [String], interruptAfter: [Double] = [], signal: Int32 = SIGINT, timeout: Double = 60,
                     environment: [String: String] = [:], during: (@Sendable () -> Void)? = nil,
                     interruptWhen: (@Sendable (String) -> Bool)? = nil,
+                    readStdoutWhen: (@Sendable () -> Bool)? = nil,
                     started: (@Sendable (Int32) -> Void)? = nil, directory: URL? = nil) throws -> Result {
         let p = Process()
         p.executableURL = binary
@@ -49,6 +52,15 @@ enum CLI {
         var outData = Data(), errData = Data()
         let holder = Holder()
         let reader = Thread {
+            if let readStdoutWhen {
+                while !readStdoutWhen() {
+                    if Date().timeIntervalSince(started) > timeout {
+                        Issue.record("audiograph \(args): stdout held unread for \(timeout) s")
+                        break
+                    }
+                    usleep(10000)
+                }
+            }
             // Read as it comes, so `interruptWhen` can watch the output.
             var all = Data()
             while true {

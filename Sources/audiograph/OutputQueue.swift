@@ -1,0 +1,75 @@
+import AudioGraphCore
+import Dispatch
+import Foundation
+
+/// What `audiograph run` prints, written on a thread of its own. Events are delivered on the
+/// thread that also serves the graph's own listeners (a `speech-synth` answering a final, a
+/// barge-in stopping an answer); if that thread wrote to stdout itself, a reader that stops
+/// reading (a full pipe, a terminal paused with Ctrl-S) would hold the assistant with it.
+/// Here the delivery thread only queues text; the writer waits on the reader alone.
+///
+/// The queue is bounded (``capacity`` bytes, 16 MiB: hours of events). When a reader has
+/// fallen that far behind, further lines are not queued but counted, and ``flush()`` says
+/// how many were lost in one line on stderr. Writes keep their order across stdout and stderr.
+final class OutputQueue: Sendable {
+    static let capacity = 16 << 20
+
+    private let queue = DispatchQueue(label: "audiograph.output", qos: .userInitiated)
+    /// Bytes queued and not yet written; lines and bytes refused since the last flush.
+    private let state = Locked<(pending: Int, lostLines: Int, lostBytes: Int)>((0, 0, 0))
+    private let capacity: Int
+
+    init(capacity: Int = OutputQueue.capacity) { self.capacity = capacity }
+
+    /// Queues `text` for `fd` (STDOUT_FILENO or STDERR_FILENO); never waits for the reader.
+    func write(_ text: String, to fd: Int32) {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty else { return }
+        let taken = state.withLock { s -> Bool in
+            guard s.pending + bytes.count <= capacity else {
+                s.lostLines += 1
+                s.lostBytes += bytes.count
+                return false
+            }
+            s.pending += bytes.count
+            return true
+        }
+        guard taken else { return }
+        queue.async { [state] in
+            Self.writeAll(bytes, to: fd)
+            state.withLock { $0.pending -= bytes.count }
+        }
+    }
+
+    /// Waits until everything queued so far is written (the process is about to end, or to
+    /// write on its own), then reports on stderr what the bound made it drop, if anything.
+    func flush() {
+        queue.sync {}
+        let lost = state.withLock { s -> (Int, Int) in
+            defer { (s.lostLines, s.lostBytes) = (0, 0) }
+            return (s.lostLines, s.lostBytes)
+        }
+        if lost.0 > 0 {
+            Self.writeAll(Array(("audiograph: warning: \(lost.0) lines of output (\(lost.1) bytes) were not written: "
+                + "their reader fell more than \(capacity >> 20) MiB behind\n").utf8), to: STDERR_FILENO)
+        }
+    }
+
+    /// Writes all of `bytes`, across short writes and interruptions; a descriptor that fails
+    /// otherwise (closed by its reader) is left: there is nobody to tell.
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n > 0 {
+                    offset += n
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+    }
+}
