@@ -20,7 +20,7 @@
    room: the speaker a LADSPA reverb in the daemon (swh-plugins' gverb: 6 m, 0.4 s), the echo
    on the room's clock (Tools/pulse-daemon reverb-room; AG_ECHO_ONLY_REVERB=1 runs that row
    alone). AG_ROOM_LATENCY_MS sets the drifting room's loop latency (Tools/pulse-daemon).
-   AG_ECHO_ROOMS_ONLY=1 leaves the offline tables empty; AG_ECHO_EVENTS=DIR keeps each room
+   AG_ECHO_ROOMS_ONLY=1 leaves the offline tables empty; AG_ECHO_SET="node.param=value ..." tries --set assignments on the node's rows; AG_ECHO_EVENTS=DIR keeps each room
    run's events. Each row is followed by what went wrong with each interrupted answer that
    missed (an HTML comment per miss).
    Before the room, offline: the same N commands with no echo at all, through the assistant
@@ -316,6 +316,10 @@ cancellers = [
     ("the same, reverberant room (a 6 m room, 0.4 s: gverb in the daemon, drift-free)", "graphs/assistant-barge-in.json",
      ["--set", "mic.device=agtest_room.monitor", "--set", "speaker.device=agtest_reverb"], [], "reverb-room"),
 ]
+# AG_ECHO_SET="vad.background=15 aec.hold=20": --set assignments for the node's rows (a trial).
+trial = [a for kv in os.environ.get("AG_ECHO_SET", "").split() for a in ("--set", kv)]
+cancellers = [(name + (f" with {os.environ['AG_ECHO_SET']}" if trial else ""), graph, extra + trial, modules, kind)
+              for name, graph, extra, modules, kind in cancellers]
 for method in ([] if os.environ.get("AG_ECHO_ONLY_NODE") == "1" else ["webrtc", "speex"]):
     cancellers.append((f"module-echo-cancel aec_method={method} (graphs/assistant.json, barge-in)", "graphs/assistant.json",
                        ["--set", "tts.barge-in=true", "--set", "mic.device=ec_source", "--set", "speaker.device=ec_sink"],
