@@ -8,7 +8,8 @@ import Foundation
 /// reading (a full pipe, a terminal paused with Ctrl-S) would hold the assistant with it.
 /// Here the delivery thread only queues text; the writer waits on the reader alone.
 ///
-/// The queue is bounded (``capacity`` bytes, 16 MiB: hours of events). When a reader has
+/// The queue is bounded (``capacity`` bytes, 16 MiB: hours of an assistant's events, 13 minutes
+/// of a level meter's every 5 ms). When a reader has
 /// fallen that far behind, further lines are not queued but counted, and ``flush()`` says
 /// how many were lost in one line on stderr. Writes keep their order across stdout and stderr.
 final class OutputQueue: Sendable {
