@@ -9,7 +9,10 @@ public enum Flite {
     /// A 16 kHz mono WAV of `text`, or nil when flite is missing.
     public static func speech(_ text: String) -> URL? {
         guard isAvailable else { return nil }
-        let url = fixtures.appendingPathComponent(text.replacingOccurrences(of: " ", with: "_").prefix(60) + ".wav")
+        // The text's start, and a hash of all of it: two texts with the same first 60
+        // characters are two fixtures (they were one, whichever test made it first).
+        let url = fixtures.appendingPathComponent(text.replacingOccurrences(of: " ", with: "_").prefix(60)
+            + "-\(pathHash(text)).wav")
         return cached(url) { run("/usr/bin/flite", ["-voice", "rms", "-t", text, "-o", $0.path]) }
     }
 
