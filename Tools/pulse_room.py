@@ -1,10 +1,10 @@
-"""A private PulseAudio daemon made a room (Tools/pulse-daemon room or drift-free-room): the
+"""A private PulseAudio daemon made a room (Tools/pulse-daemon room, drift-free-room or reverb-room): the
 captured source hears the user (the daemon's pipe source) and the speaker at full level. For the
 benches that run the assistant loop through real audio (assistant_bench.py, echo_bench.py).
 
     with PulseRoom(work, modules=[...]) as room:
-        run = subprocess.Popen([...], env=room.env)
-        room.speak(raw_pcm)   # s16le 16 kHz mono, written in real time
+        events = room.events([ag, "run", graph, "--json", ...],
+                             lambda: room.speak(raw_pcm))   # s16le 16 kHz mono, in real time
 """
 import json, os, subprocess, threading, time
 

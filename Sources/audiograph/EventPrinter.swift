@@ -8,7 +8,7 @@ import Foundation
 /// delivery thread, which it never makes wait for a reader: every line goes through ``output``.
 final class EventPrinter: Sendable {
     let json: Bool
-    /// Where every line goes; ``flush()`` before the process writes on its own or ends.
+    /// Where every line goes (its owner flushes it before the process ends).
     let output: OutputQueue
     let stderrIsTTY = isatty(STDERR_FILENO) == 1
 
@@ -131,11 +131,7 @@ final class EventPrinter: Sendable {
             out(EngineEvent.error(e).jsonLine)
             out(EngineEvent.end(.error).jsonLine)
         }
-        flush()
     }
-
-    /// Writes everything printed so far (and a line for any the queue's bound dropped).
-    func flush() { output.flush() }
 
     /// A line about the run other than a result (vad, end of speech, the assistant's states,
     /// what it says): on a terminal above the live area, otherwise on stderr, so stdout

@@ -9,25 +9,22 @@ import Foundation
 /// Here the delivery thread only queues text; the writer waits on the reader alone.
 ///
 /// The queue is bounded (``capacity`` bytes, 16 MiB: hours of an assistant's events, 13 minutes
-/// of a level meter's every 5 ms). When a reader has
-/// fallen that far behind, further lines are not queued but counted, and ``flush()`` says
-/// how many were lost in one line on stderr. Writes keep their order across stdout and stderr.
+/// of a level meter's every 5 ms). When a reader has fallen that far behind, further lines are
+/// not queued but counted, and ``flush()`` says how many were lost in one line on stderr.
+/// Writes keep their order across stdout and stderr.
 final class OutputQueue: Sendable {
     static let capacity = 16 << 20
 
     private let queue = DispatchQueue(label: "audiograph.output", qos: .userInitiated)
     /// Bytes queued and not yet written; lines and bytes refused since the last flush.
     private let state = Locked<(pending: Int, lostLines: Int, lostBytes: Int)>((0, 0, 0))
-    private let capacity: Int
-
-    init(capacity: Int = OutputQueue.capacity) { self.capacity = capacity }
 
     /// Queues `text` for `fd` (STDOUT_FILENO or STDERR_FILENO); never waits for the reader.
     func write(_ text: String, to fd: Int32) {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty else { return }
         let taken = state.withLock { s -> Bool in
-            guard s.pending + bytes.count <= capacity else {
+            guard s.pending + bytes.count <= Self.capacity else {
                 s.lostLines += 1
                 s.lostBytes += bytes.count
                 return false
@@ -52,7 +49,7 @@ final class OutputQueue: Sendable {
         }
         if lost.0 > 0 {
             Self.writeAll(Array(("audiograph: warning: \(lost.0) lines of output (\(lost.1) bytes) were not written: "
-                + "their reader fell more than \(capacity >> 20) MiB behind\n").utf8), to: STDERR_FILENO)
+                + "their reader fell more than \(Self.capacity >> 20) MiB behind\n").utf8), to: STDERR_FILENO)
         }
     }
 

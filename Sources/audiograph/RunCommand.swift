@@ -85,7 +85,7 @@ enum RunCommand: Command {
             ? LiveDisplay(style: TerminalStyle(isTTY: true), output: output) : nil
         let printer = EventPrinter(json: json, output: output, display: display)
         // Whatever ends the run, what it printed is written first (a thrown error's line after it).
-        defer { printer.flush() }
+        defer { output.flush() }
         let session: RecognitionSession
         do {
             session = try RecognitionSession(validated: graph, options: options)
@@ -135,7 +135,7 @@ enum RunCommand: Command {
         // playback drained). Taking the graph apart now would only hand memory back to a
         // process about to end (freeing the recognizer's model alone takes ~25 ms), so the
         // process ends with the session still whole.
-        printer.flush()
+        output.flush()  // exit() runs no defer
         withExtendedLifetime(session) { exit(status) }
     }
 }
