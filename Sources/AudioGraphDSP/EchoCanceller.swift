@@ -54,6 +54,7 @@ public final class EchoCanceller: AudioNode {
         inputs: .fixed(2),
         controls: [
             .output("playing", .gate, help: "what the graph plays, while the filter does not yet hold its echo (connect to the listeners' gate: they leave it out until the canceller holds)"),
+            .output("echo", .echo, help: "what the graph plays and its echo, held or not (connect to a vad's `echo`: it does not learn the talker's level from the answer)"),
         ],
         make: { p throws(GraphError) in EchoCanceller(p) })
 
@@ -79,6 +80,8 @@ public final class EchoCanceller: AudioNode {
     let overdrive: Double
     /// What plays while the filter does not hold its echo (its `playing` output).
     private(set) var gate = PlaybackGate()
+    /// What plays and its echo, held or not (its `echo` output).
+    private var echoSpans = PlaybackGate()
     /// Whether the reported playback latency has been taken as the first delay (first block).
     private var startedFromLatency = false
     /// Frames (20 ms) until an echo of what last played has died away.
@@ -167,6 +170,7 @@ public final class EchoCanceller: AudioNode {
         micConsumed = 0
         startedFromLatency = false
         gate = context.channel(.gate)
+        echoSpans = context.channel(.echo)
         startMeasuring()
         // The preprocessor, when it runs, holds a frame: the output to suppress is one behind.
         let preprocessed = suppression || noiseSuppression < 0 || gainControl
@@ -207,12 +211,14 @@ public final class EchoCanceller: AudioNode {
         } else {
             quietSamples = min(quietSamples + n, Int(rate))
         }
-        if !holds && sounds {
-            // Until the filter holds, what plays now and its echo are left out by the listeners.
+        if sounds {
             let start = mic.time, end = mic.time + Double(n) / rate
             // Its echo: the measured delay (else 0.1 s) and 0.2 s of room, after the output
             // latency a sink on the same gate reports (`playing` adds it).
-            gate.playing(from: start, to: end, tail: (estimator?.delaySeconds ?? 0.1) + 0.2)
+            let tail = (estimator?.delaySeconds ?? 0.1) + 0.2
+            // Until the filter holds, what plays now and its echo are left out by the listeners.
+            if !holds { gate.playing(from: start, to: end, tail: tail) }
+            echoSpans.playing(from: start, to: end, tail: tail + gate.outputLatency)
         }
         micFIFO.push(mic.channel(0), count: n)
         micSeen += n

@@ -29,7 +29,7 @@ public enum GraphDot {
             let a = attrs.isEmpty ? "" : " [\(attrs.joined(separator: ", "))]"
             lines.append("  \(JSONLine.quote(graph.nodes[e.from].id)) -> \(JSONLine.quote(graph.nodes[e.to].id))\(a);")
         }
-        let colours: [ControlPort.Kind: String] = [.text: "darkgreen", .gate: "firebrick", .verdict: "royalblue"]
+        let colours: [ControlPort.Kind: String] = [.text: "darkgreen", .gate: "firebrick", .echo: "darkorange", .verdict: "royalblue"]
         for c in graph.controls {
             let kind = graph.nodes.first { $0.id == c.from.node }?.descriptor.control(c.from.port)?.kind ?? .text
             lines.append("  \(JSONLine.quote(c.from.node)) -> \(JSONLine.quote(c.to.node)) [style=dashed, color=\(colours[kind]!), "

@@ -12,6 +12,9 @@ public struct ControlPort: Sendable, Equatable {
         case text
         /// Whether, and when, the graph is playing sound: listeners leave it and its echo out.
         case gate
+        /// Where what the graph plays may be heard back through an echo canceller (not left
+        /// out): a listener does not learn the talker from it.
+        case echo
         /// Whether a recognizer's hypothesis is a whole sentence of its grammar.
         case verdict
     }

@@ -26,14 +26,20 @@ struct SpeechEvidence {
     }
 
     /// The signal and background gate of frame `frame` (numbered from 1) with measurement `m`,
-    /// and the compressed likelihood ratio, log(1 + llr), which the model reads too.
+    /// and the compressed likelihood ratio, log(1 + llr), which the model reads too. With
+    /// `holdingLevel` (what the graph plays is heard through a canceller) the loud level may
+    /// rise but does not fall: the answer's residual echo says nothing of the talker.
     mutating func measure(_ m: (llr: Float, harmonicity: Float, level: Float, high: Float),
-                          frame: Int64) -> (signal: Float, gate: Float, llr: Float) {
+                          frame: Int64, holdingLevel: Bool = false) -> (signal: Float, gate: Float, llr: Float) {
         let llr = log1p(max(m.llr, 0))
         var signal = llr + Tuning.harmonicityWeight * max(0, m.harmonicity - Tuning.harmonicityFloor) * min(1, llr)
         if m.level < Tuning.silenceLevel { signal = min(signal, 0) }
         if frame == 1 { loudLevel = m.level }
-        loudLevel += m.level > loudLevel ? Tuning.loudRise : -Tuning.loudFall
+        if m.level > loudLevel {
+            loudLevel += Tuning.loudRise
+        } else if !holdingLevel {
+            loudLevel -= Tuning.loudFall
+        }
         guard background > 0 else { return (signal, 1, llr) }
         if m.level >= loudLevel - background { lastLoudFrame = frame }
         let slack: Float = frame - lastLoudFrame <= Tuning.decayFrames ? Tuning.decaySlack : 0

@@ -27,10 +27,11 @@ final class SpeechFrameAnalysis {
     /// Measures frame `frame` (numbered from 1; `samples` holds the frame, oldest first) and
     /// takes it into the model's memory: the features' measurement, and the signal above the
     /// noise and background gate. The model's log-odds for it: `model.logit()`.
-    func measure(_ samples: UnsafePointer<Float>, count: Int, frame: Int64)
+    /// `holdingLevel`: the talker's loud level does not fall over this frame (an echo plays).
+    func measure(_ samples: UnsafePointer<Float>, count: Int, frame: Int64, holdingLevel: Bool = false)
         -> (m: (llr: Float, harmonicity: Float, level: Float, high: Float), signal: Float, gate: Float) {
         let m = features.measure(samples, count: count)
-        let e = evidence.measure(m, frame: frame)
+        let e = evidence.measure(m, frame: frame, holdingLevel: holdingLevel)
         model.observe(m, bands: features.bandSNR, llr: e.llr, loudLevel: evidence.loudLevel)
         return (m, e.signal, e.gate)
     }

@@ -9,7 +9,9 @@ import Foundation
 /// bands) on 100 Hz-4 kHz, whatever the input rate, and a small fitted model
 /// (``SpeechModel``) turns those measures and their recent history into the odds that the
 /// frame is speech: the evidence. Frames `background` dB below the talker's recent loud
-/// level fade out of it (babble, distant voices). The evidence is smoothed and
+/// level fade out of it (babble, distant voices); over what the graph plays, heard through an
+/// echo canceller (`echo`), that level does not fall: the answer's residual echo is not the
+/// talker, and a level learnt down over a long answer let it start speech. The evidence is smoothed and
 /// compared with two thresholds set by `sensitivity` (hysteresis); speech must last
 /// `min-speech` to start (clicks and taps do not), and end only after `hangover` of
 /// non-speech.
@@ -45,7 +47,8 @@ public final class VoiceActivityDetector: AudioNode {
         ],
         outputs: 2,
         markers: [.speechStart, .speechEnd, .speechPossible, .speechDropped],
-        controls: [.input("gate", .gate, help: "what the graph plays (a speech-synth's, a pulse-sink's `playing`): left out, with its echo")],
+        controls: [.input("gate", .gate, help: "what the graph plays (a speech-synth's, a pulse-sink's `playing`): left out, with its echo"),
+                   .input("echo", .echo, help: "what the graph plays, heard through an echo canceller (its `echo`): measured, but the talker's loud level does not fall over it")],
         make: { p throws(GraphError) in VoiceActivityDetector(p) })
 
     static let probabilityKind = NodeEvent.Kind(rawValue: 1001)
@@ -66,6 +69,8 @@ public final class VoiceActivityDetector: AudioNode {
     private var totalSamples: Int64 = 0
     private var frameScratch: [Float] = []
     private var gate = PlaybackGate()
+    /// What plays heard through an echo canceller (`echo`): the talker's level is held over it.
+    private var echo = PlaybackGate()
 
     init(_ p: ResolvedParameters) {
         frameSeconds = p.number("frame")
@@ -86,6 +91,7 @@ public final class VoiceActivityDetector: AudioNode {
     public func prepare(_ context: PrepareContext) throws(EngineError) {
         rate = context.inputFormats[0].sampleRate
         gate = context.channel(.gate)
+        echo = context.channel(.echo)
         frameLength = Int((frameSeconds * rate).rounded())
         hopLength = Int((Tuning.hop * rate).rounded())
         guard let a = SpeechFrameAnalysis(frameLength: frameLength, rate: rate, background: background) else {
@@ -175,7 +181,8 @@ public final class VoiceActivityDetector: AudioNode {
                 (f.baseAddress!).update(from: r.baseAddress! + start, count: tail)
                 (f.baseAddress! + tail).update(from: r.baseAddress!, count: start)
             }
-            return a.measure(f.baseAddress!, count: frameLength, frame: framesDone)
+            return a.measure(f.baseAddress!, count: frameLength, frame: framesDone,
+                             holdingLevel: echo.covers(end - frameSeconds, end))
         }
         var speech = (Tuning.modelCentre + Tuning.modelScale * a.model.logit()) * gate
         // No sound above the noise: not speech, whatever the model's memory of the last word.
