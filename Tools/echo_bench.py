@@ -19,7 +19,8 @@
    the drifting room alone; AG_ECHO_ONLY_NODE=1 leaves out the peers). And in a reverberant
    room: the speaker a LADSPA reverb in the daemon (swh-plugins' gverb: 6 m, 0.4 s), the echo
    on the room's clock (Tools/pulse-daemon reverb-room; AG_ECHO_ONLY_REVERB=1 runs that row
-   alone). AG_ROOM_LATENCY_MS sets the drifting room's loop latency (Tools/pulse-daemon).
+   alone). AG_ROOM_LATENCY_MS sets the drifting room's loop latency (Tools/pulse-daemon);
+   AG_ROOM_ECHO_LATENCY_MS puts the reverberant room's echo through a loopback of that latency.
    AG_ECHO_ROOMS_ONLY=1 leaves the offline tables empty; AG_ECHO_SET="node.param=value ..." tries --set assignments on the node's rows; AG_ECHO_EVENTS=DIR keeps each room
    run's events. Each row is followed by what went wrong with each interrupted answer that
    missed (an HTML comment per miss).
@@ -313,7 +314,9 @@ cancellers = [
      ["--set", "mic.device=agtest_room.monitor", "--set", "speaker.device=agtest_sink"], [], "room"),
     ("the same, drift-free room (the microphone is the speaker's own monitor)", "graphs/assistant-barge-in.json",
      ["--set", "mic.device=agtest_sink.monitor", "--set", "speaker.device=agtest_sink"], [], "drift-free-room"),
-    ("the same, reverberant room (a 6 m room, 0.4 s: gverb in the daemon, drift-free)", "graphs/assistant-barge-in.json",
+    ("the same, reverberant room (a 6 m room, 0.4 s: gverb in the daemon, "
+     + (f"its echo through a {os.environ['AG_ROOM_ECHO_LATENCY_MS']} ms loopback, drifting)" if os.environ.get("AG_ROOM_ECHO_LATENCY_MS")
+        else "drift-free)"), "graphs/assistant-barge-in.json",
      ["--set", "mic.device=agtest_room.monitor", "--set", "speaker.device=agtest_reverb"], [], "reverb-room"),
 ]
 # AG_ECHO_SET="vad.background=15 aec.hold=20": --set assignments for the node's rows (a trial).
