@@ -171,6 +171,7 @@ public final class EchoCanceller: AudioNode {
         startedFromLatency = false
         gate = context.channel(.gate)
         echoSpans = context.channel(.echo)
+        echoSpans.reset()  // a new run starts from stream time 0; its only writer is this node
         startMeasuring()
         // The preprocessor, when it runs, holds a frame: the output to suppress is one behind.
         let preprocessed = suppression || noiseSuppression < 0 || gainControl
@@ -276,6 +277,7 @@ public final class EchoCanceller: AudioNode {
     public func reset() {
         if let echo { speex_echo_state_reset(echo) }
         coherence?.reset()
+        echoSpans.reset()
         startMeasuring()
     }
 

@@ -11,7 +11,8 @@ import Foundation
 /// frame is speech: the evidence. Frames `background` dB below the talker's recent loud
 /// level fade out of it (babble, distant voices); over what the graph plays, heard through an
 /// echo canceller (`echo`), that level does not fall: the answer's residual echo is not the
-/// talker, and a level learnt down over a long answer let it start speech. The evidence is smoothed and
+/// talker, and a level lowered through a long answer would let it start speech. The evidence
+/// is smoothed and
 /// compared with two thresholds set by `sensitivity` (hysteresis); speech must last
 /// `min-speech` to start (clicks and taps do not), and end only after `hangover` of
 /// non-speech.
