@@ -29,13 +29,23 @@ public enum GraphDot {
             let a = attrs.isEmpty ? "" : " [\(attrs.joined(separator: ", "))]"
             lines.append("  \(JSONLine.quote(graph.nodes[e.from].id)) -> \(JSONLine.quote(graph.nodes[e.to].id))\(a);")
         }
-        let colours: [ControlPort.Kind: String] = [.text: "darkgreen", .gate: "firebrick", .echo: "darkorange", .verdict: "royalblue"]
         for c in graph.controls {
             let kind = graph.nodes.first { $0.id == c.from.node }?.descriptor.control(c.from.port)?.kind ?? .text
-            lines.append("  \(JSONLine.quote(c.from.node)) -> \(JSONLine.quote(c.to.node)) [style=dashed, color=\(colours[kind]!), "
-                         + "fontcolor=\(colours[kind]!), constraint=false, label=\"\(c.from.port) → \(c.to.port)\"];")
+            let ink = colour(of: kind)
+            lines.append("  \(JSONLine.quote(c.from.node)) -> \(JSONLine.quote(c.to.node)) [style=dashed, color=\(ink), "
+                         + "fontcolor=\(ink), constraint=false, label=\"\(c.from.port) → \(c.to.port)\"];")
         }
         lines.append("}")
         return lines.joined(separator: "\n")
+    }
+
+    /// A control connection's colour, by kind (a switch: a new kind cannot go without one).
+    private static func colour(of kind: ControlPort.Kind) -> String {
+        switch kind {
+        case .text: "darkgreen"
+        case .gate: "firebrick"
+        case .echo: "darkorange"
+        case .verdict: "royalblue"
+        }
     }
 }
