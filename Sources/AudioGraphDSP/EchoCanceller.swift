@@ -219,6 +219,8 @@ public final class EchoCanceller: AudioNode {
             let tail = (estimator?.delaySeconds ?? 0.1) + 0.2
             // Until the filter holds, what plays now and its echo are left out by the listeners.
             if !holds { gate.playing(from: start, to: end, tail: tail) }
+            // Held or not, a vad on `echo` keeps the talker's level over it. No sink reports its
+            // latency on that channel, so the gate's is added here.
             echoSpans.playing(from: start, to: end, tail: tail + gate.outputLatency)
         }
         micFIFO.push(mic.channel(0), count: n)

@@ -37,6 +37,7 @@ import Testing
             (#"{"from": "asr.result", "to": "tts.text"}"#, #"recognizer has no control port "result" (did you mean "results"?)"#),
             (#"{"from": "tts.text", "to": "asr.gate"}"#, #""tts.text" is an input"#),
             (#"{"from": "asr.results", "to": "vad.gate"}"#, #""asr.results" carries text, "vad.gate" takes gate"#),
+            (#"{"from": "tts.playing", "to": "vad.echo"}"#, #""tts.playing" carries gate, "vad.echo" takes echo"#),
             (#"{"from": "asrr.results", "to": "tts.text"}"#, #"control connection from unknown node "asrr" (did you mean "asr"?)"#),
             (#"{"from": "asr", "to": "tts.text"}"#, #""from": "asr" is not "id.port""#),
         ]
@@ -54,6 +55,13 @@ import Testing
         #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
         #expect(r.stdout.contains(#""asr" -> "tts" [style=dashed"#) && r.stdout.contains(#""tts" -> "vad" [style=dashed"#)
                 && r.stdout.contains(#""asr" -> "eos" [style=dashed"#), "\(r.stdout)")
+    }
+
+    @Test func dotDrawsEachKindInItsColour() throws {
+        let r = try CLI.run(["dot", "graphs/assistant-barge-in.json"])
+        #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+        #expect(r.stdout.contains(#""aec" -> "vad" [style=dashed, color=darkorange"#)
+                && r.stdout.contains(#""aec" -> "vad" [style=dashed, color=firebrick"#), "\(r.stdout)")
     }
 
     @Test func nodesListsTheControlPorts() throws {
