@@ -19,6 +19,10 @@ public enum ConversationEvent: CustomEvent, Equatable {
     /// An `echo-canceller` measured that what the graph plays comes back `delay` seconds later
     /// (from stream time `t` on) and aligned its reference with it.
     case echoDelay(delay: Double, t: Double)
+    /// An `echo-canceller` holds the echo of what plays from stream time `t`: its output stayed
+    /// `below` dB (the lower of the whole band's and the treble's, over the last half second)
+    /// under what played; from here the listeners on its `playing` output hear over the answer.
+    case echoHeld(below: Double, t: Double)
 }
 
 extension EngineEvent {

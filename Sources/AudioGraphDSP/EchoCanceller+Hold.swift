@@ -23,9 +23,12 @@ extension EchoCanceller {
     /// over the whole band and its treble (the second difference: a filter a fraction of a
     /// sample off its echo, after the clocks drifted through a pause, still takes out the
     /// low band and leaves the sibilants, which start speech); two windows in a row at `hold`
-    /// dB or more in both and it holds.
-    /// `played`: the reference frame's energy when it played something, else nil.
-    func measure(played: Float?) {
+    /// dB or more in both and it holds. A window with too little sound breaks the row: the
+    /// two earcons around a command (short tones, which a filter far from the echo's path
+    /// still takes out) are not an answer's measure.
+    /// `played`: the reference frame's energy when it played something, else nil. Returns how
+    /// far under what played the output stayed (dB) when this frame made it hold, else nil.
+    func measure(played: Float?) -> Double? {
         if let r = played {
             holdWindow.refEnergy += r
             holdWindow.outEnergy += Self.energy(outFrame)
@@ -34,14 +37,19 @@ extension EchoCanceller {
             holdWindow.activeFrames += 1
         }
         holdWindow.frames += 1
-        guard holdWindow.frames >= 25 else { return }
+        guard holdWindow.frames >= 25 else { return nil }
         let w = holdWindow
         holdWindow = HoldWindow()
-        guard w.activeFrames >= 10 else { return }
+        guard w.activeFrames >= 10 else {
+            windowsHeld = 0
+            return nil
+        }
         let below = 10 * log10(Double(w.refEnergy) / Double(max(w.outEnergy, 1)))
         let trebleBelow = 10 * log10(Double(w.refTreble) / Double(max(w.outTreble, 1)))
         windowsHeld = min(below, trebleBelow) >= holdERLE ? windowsHeld + 1 : 0
-        if windowsHeld >= 2 { holds = true }
+        guard windowsHeld >= 2 else { return nil }
+        holds = true
+        return min(below, trebleBelow)
     }
 
     /// A 20 ms frame's second difference's energy: its treble (at 16 kHz: +6 dB at 4 kHz,

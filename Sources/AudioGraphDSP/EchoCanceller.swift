@@ -90,6 +90,7 @@ public final class EchoCanceller: AudioNode {
     private var quietSamples = 0
     var rate = 16000.0
     static let echoDelayKind = NodeEvent.Kind(rawValue: 1300)
+    static let echoHeldKind = NodeEvent.Kind(rawValue: 1301)
     var echo: OpaquePointer?
     private var preprocess: OpaquePointer?
     private var frame = 160
@@ -265,7 +266,9 @@ public final class EchoCanceller: AudioNode {
             }
             if let coherence { suppress(coherence) }
             // On what the listeners hear: residual suppression and the coherence stage included.
-            if !holds { measure(played: plays ? played : nil) }
+            if !holds, let below = measure(played: plays ? played : nil) {
+                _ = io.emit(NodeEvent(Self.echoHeldKind, t: Double(micConsumed) / rate, values: (below, 0, 0, 0)))
+            }
             outFIFO.push(outFrame)
         }
         let m = min(n, outFIFO.count)
@@ -315,7 +318,10 @@ public final class EchoCanceller: AudioNode {
     }
 
     public func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
-        guard raw.kind == Self.echoDelayKind else { return raw.standardEvent(nodeId: nodeId) }
-        return .conversation(nodeId, .echoDelay(delay: raw.values.0, t: raw.t))
+        switch raw.kind {
+        case Self.echoDelayKind: return .conversation(nodeId, .echoDelay(delay: raw.values.0, t: raw.t))
+        case Self.echoHeldKind: return .conversation(nodeId, .echoHeld(below: raw.values.0, t: raw.t))
+        default: return raw.standardEvent(nodeId: nodeId)
+        }
     }
 }

@@ -110,6 +110,8 @@ final class EventPrinter: Sendable {
                 info(String(format: "%8.3f s  %@  interrupted by the user", t, node))
             case let (node, .echoDelay(delay, t))?:
                 info(String(format: "%8.3f s  %@  echo comes back %.0f ms late", t, node, delay * 1000))
+            case let (node, .echoHeld(below, t))?:
+                info(String(format: "%8.3f s  %@  holds the echo (%.0f dB under what plays)", t, node, below))
             case (_, .earcon)?, nil:
                 break
             }

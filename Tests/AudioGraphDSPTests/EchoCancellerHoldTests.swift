@@ -17,13 +17,26 @@ struct EchoCancellerHoldTests {
     /// echo has a reverberant tail.
     func run(_ parts: [(seconds: Double, plays: Bool)], _ params: [String: ParameterValue] = ["align": false],
              echo: Float = 0.1, room: Bool = false) throws -> PlaybackGate {
-        let format = StreamFormat(sampleRate: Self.rate, channelCount: 1)
-        let h = try NodeHarness("echo-canceller", params, inputs: [format, format], maxFrames: 1024, registry: .builtin)
+        try runWithEvents(parts, params, echo: echo, room: room).gate
+    }
+
+    /// As `run`, with the node's `echo-held` events (stream time, dB under what played).
+    func runWithEvents(_ parts: [(seconds: Double, plays: Bool)], _ params: [String: ParameterValue] = ["align": false],
+                       echo: Float = 0.1, room: Bool = false) throws -> (gate: PlaybackGate, held: [(t: Double, below: Double)]) {
         var ref: [Float] = []
         for (i, p) in parts.enumerated() {
             ref += p.plays ? Signals.noise(rms: 0.1, seconds: p.seconds, rate: Self.rate, seed: UInt64(i + 1))
                 : [Float](repeating: 0, count: Int(p.seconds * Self.rate))
         }
+        return try runWithEvents(playing: ref, params, echo: echo, room: room)
+    }
+
+    /// As `runWithEvents`, playing `ref`.
+    func runWithEvents(playing ref: [Float], _ params: [String: ParameterValue] = ["align": false],
+                       echo: Float = 0.1, room: Bool = false) throws -> (gate: PlaybackGate, held: [(t: Double, below: Double)]) {
+        let format = StreamFormat(sampleRate: Self.rate, channelCount: 1)
+        let h = try NodeHarness("echo-canceller", params, inputs: [format, format], maxFrames: 1024, registry: .builtin)
+        var ref = ref
         if room {  // speech is coloured: a one-pole low-pass (the filter converges more slowly)
             for i in 1..<ref.count { ref[i] += 0.9 * ref[i - 1] }
             ref = ref.map { $0 * 0.3 }
@@ -41,7 +54,11 @@ struct EchoCancellerHoldTests {
             let end = min(k + 1024, ref.count)
             h.push(buses: [[Array(mic[k..<end])], [Array(ref[k..<end])]])
         }
-        return try #require(h.node as? EchoCanceller).gate
+        let held = h.takeEvents().compactMap { e -> (t: Double, below: Double)? in
+            guard case let (_, .echoHeld(below, t))? = e.conversation else { return nil }
+            return (t, below)
+        }
+        return (try #require(h.node as? EchoCanceller).gate, held)
     }
 
     @Test func eachAnswerIsMeasuredAgainBeforeTheListenersHearOverIt() throws {
@@ -61,6 +78,40 @@ struct EchoCancellerHoldTests {
         }
         let with = try firstHeld(1), without = try firstHeld(0)  // 99: not within the 6 s
         #expect(with < 6 && with + 0.5 <= without, "held after \(with) s with the stage, \(without) s without")
+    }
+
+    /// Each hold is an `echo-held` event, with how far under what played the output stayed
+    /// (at least `hold`); the gate stops marking what plays there (what it marked last ends
+    /// within the echo's tail, 0.3 s, after the hold).
+    @Test func eachHoldIsReportedWhenTheGateOpens() throws {
+        let (gate, held) = try runWithEvents([(3, true), (1.5, false), (2, true)])
+        try #require(held.count == 2, "one hold per answer: \(held)")
+        for (h, answer) in zip(held, [0.0, 4.5]) {
+            #expect(h.t > answer + 0.9 && h.t < answer + 2, "held within the answer's first seconds: \(h.t)")
+            #expect(h.below >= 15, "at least `hold` dB under what played: \(h.below)")
+        }
+        let last = held[1].t, opens = gate.opens(after: last - 0.1, last)
+        #expect(opens.map { $0 > last && $0 < last + 0.4 } == true, "the gate opens \(opens ?? -1) s, after the hold at \(last) s")
+    }
+
+    /// The assistant's earcons around a command (two short tones, 3 s apart), which a filter
+    /// that held the last answer takes out whatever its path now, are not the next answer's
+    /// measure: the answer after them is left out until measured itself (held on the tones,
+    /// its first syllables were heard over and its own voice started speech).
+    @Test func theEarconsBeforeAnAnswerAreNotItsMeasure() throws {
+        func tone(_ notes: [(Double, Double)]) -> [Float] {
+            notes.flatMap { Signals.sine($0.0, amplitude: 0.3, seconds: $0.1, rate: Self.rate) }
+        }
+        let silence = { (s: Double) in [Float](repeating: 0, count: Int(s * Self.rate)) }
+        // Each tone touches eleven 20 ms frames, as a tone does that does not start on a frame.
+        let earcons = silence(0.01) + tone([(660, 0.09), (990, 0.1)]) + silence(3) + tone([(990, 0.09), (660, 0.1)]) + silence(0.2)
+        let answer = { (seed: UInt64) in Signals.noise(rms: 0.1, seconds: 3, rate: Self.rate, seed: seed) }
+        let ref = answer(1) + silence(1.5) + earcons + answer(2)
+        let second = Double(ref.count - 3 * Int(Self.rate)) / Self.rate, endTone = second - 0.2
+        let (gate, held) = try runWithEvents(playing: ref)
+        try #require(held.count == 2 && held[0].t < 3, "each answer is held once: \(held.map(\.t))")
+        #expect(held[1].t >= endTone + 0.5, "held again only after a half second's window past the tones: at \(held[1].t) s, the last tone ending at \(endTone) s")
+        #expect(gate.covers(second, held[1].t), "the next answer is left out until then")
     }
 
     @Test func aPauseInsideAnAnswerKeepsTheHold() throws {

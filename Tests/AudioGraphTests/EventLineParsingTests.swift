@@ -29,6 +29,7 @@ import Testing
         .bargeIn(node: "tts", t: 2.5),
         .earcon(node: "tone", name: "listening", t: 1.2),
         .conversation("aec", .echoDelay(delay: 0.3125, t: 2.5)),
+        .conversation("aec", .echoHeld(below: 21.5, t: 3.25)),
         .overrun(node: "asr", lost: 281),
         .underrun(node: "out", count: 2, frames: 960),
         .error(EngineError(.recognizer, "the session's process ended (killed by signal 11)")),

@@ -48,6 +48,7 @@ extension EngineEvent {
         case "barge-in": self = .bargeIn(node: node, t: d("t"))
         case "earcon": self = .earcon(node: node, name: s("name"), t: d("t"))
         case "echo-delay": self = .conversation(node, .echoDelay(delay: d("delay"), t: d("t")))
+        case "echo-held": self = .conversation(node, .echoHeld(below: d("below"), t: d("t")))
         case "overrun": self = .overrun(node: node, lost: i("lost"))
         case "underrun": self = .underrun(node: node, count: i("count"), frames: i("frames"))
         case "error":

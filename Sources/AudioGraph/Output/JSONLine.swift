@@ -108,6 +108,8 @@ extension EngineEvent {
                 j.add("type", "earcon"); j.add("node", node); j.add("name", name); j.add("t", t)
             case .echoDelay(let delay, let t)?:
                 j.add("type", "echo-delay"); j.add("node", node); j.add("delay", delay); j.add("t", t)
+            case .echoHeld(let below, let t)?:
+                j.add("type", "echo-held"); j.add("node", node); j.add("below", below); j.add("t", t)
             case nil:
                 // A node module's own kind: its Swift type's name, so a line is still written.
                 j.add("type", "custom"); j.add("node", node); j.add("kind", String(describing: type(of: e.base)))
