@@ -47,7 +47,7 @@ public final class EchoCanceller: AudioNode {
             ParameterSpec("drift", .bool, default: true,
                           help: "with align: follow an echo whose delay creeps (capture and playback on separate clocks) by reading the reference at the rate the echo comes back"),
             ParameterSpec("hold", .number(0...60), default: 15, unit: "dB",
-                          help: "the canceller holds the echo once its output stays this far below what plays, in the whole band and its treble (two half seconds running), measured again at each sound after a second of silence (each answer); until then what plays is marked on its `playing` output"),
+                          help: "the canceller holds the echo once its output stays this far below what plays, in the whole band and its treble (two half seconds of sound running), measured again at each sound after a second of silence (each answer); until then what plays is marked on its `playing` output; each hold is an echo-held event"),
             ParameterSpec("coherence", .number(0...8), default: 1,
                           help: "with align, while an echo may be there: take out, per frequency, what of the output is still the echo (coherent with what plays, and not with the microphone), this strongly (an exponent; 0: off, and the output 20 ms sooner)"),
         ],
