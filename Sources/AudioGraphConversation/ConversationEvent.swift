@@ -21,7 +21,9 @@ public enum ConversationEvent: CustomEvent, Equatable {
     case echoDelay(delay: Double, t: Double)
     /// An `echo-canceller` holds the echo of what plays from stream time `t`: its output stayed
     /// `below` dB (the lower of the whole band's and the treble's, over the last half second)
-    /// under what played; from here the listeners on its `playing` output hear over the answer.
+    /// under what played. It marks nothing more on its `playing` output: the listeners hear
+    /// over the answer once what it marked last has passed (the echo's tail, about 0.3 s, and
+    /// the playback latency).
     case echoHeld(below: Double, t: Double)
 }
 
