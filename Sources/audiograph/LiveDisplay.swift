@@ -1,3 +1,4 @@
+import AudioGraph
 import Foundation
 
 /// The bottom of the terminal while a graph runs (only when stdout is a terminal, never with

@@ -8,23 +8,33 @@ import Foundation
 /// reading (a full pipe, a terminal paused with Ctrl-S) would hold the assistant with it.
 /// Here the delivery thread only queues text; the writer waits on the reader alone.
 ///
-/// The queue is bounded (``capacity`` bytes, 16 MiB: hours of an assistant's events, 13 minutes
-/// of a level meter's every 5 ms). When a reader has fallen that far behind, further lines are
-/// not queued but counted, and ``flush()`` says how many were lost in one line on stderr.
-/// Writes keep their order across stdout and stderr.
-final class OutputQueue: Sendable {
-    static let capacity = 16 << 20
+/// The queue is bounded (``capacity`` bytes, by default 16 MiB: hours of an assistant's
+/// events, 13 minutes of a level meter's every 5 ms). When a reader has fallen that far behind,
+/// further lines are not queued but counted, and ``flush()`` says how many were lost in one
+/// line on stderr. Writes keep their order across stdout and stderr.
+package final class OutputQueue: Sendable {
+    /// Bytes queued and not yet written, at most.
+    package let capacity: Int
+    /// Where ``flush()`` reports lost lines.
+    private let warnings: Int32
 
     private let queue = DispatchQueue(label: "audiograph.output", qos: .userInitiated)
     /// Bytes queued and not yet written; lines and bytes refused since the last flush.
     private let state = Locked<(pending: Int, lostLines: Int, lostBytes: Int)>((0, 0, 0))
 
+    /// A queue holding at most `capacity` bytes, reporting lost lines on `warnings`.
+    package init(capacity: Int = 16 << 20, warnings: Int32 = STDERR_FILENO) {
+        self.capacity = capacity
+        self.warnings = warnings
+    }
+
     /// Queues `text` for `fd` (STDOUT_FILENO or STDERR_FILENO); never waits for the reader.
-    func write(_ text: String, to fd: Int32) {
+    package func write(_ text: String, to fd: Int32) {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty else { return }
+        let capacity = capacity
         let taken = state.withLock { s -> Bool in
-            guard s.pending + bytes.count <= Self.capacity else {
+            guard s.pending + bytes.count <= capacity else {
                 s.lostLines += 1
                 s.lostBytes += bytes.count
                 return false
@@ -41,7 +51,7 @@ final class OutputQueue: Sendable {
 
     /// Waits until everything queued so far is written (the process is about to end, or to
     /// write on its own), then reports on stderr what the bound made it drop, if anything.
-    func flush() {
+    package func flush() {
         queue.sync {}
         let lost = state.withLock { s -> (Int, Int) in
             defer { (s.lostLines, s.lostBytes) = (0, 0) }
@@ -49,8 +59,13 @@ final class OutputQueue: Sendable {
         }
         if lost.0 > 0 {
             Self.writeAll(Array(("audiograph: warning: \(lost.0) lines of output (\(lost.1) bytes) were not written: "
-                + "their reader fell more than \(Self.capacity >> 20) MiB behind\n").utf8), to: STDERR_FILENO)
+                + "their reader fell more than \(Self.megabytes(capacity)) MiB behind\n").utf8), to: warnings)
         }
+    }
+
+    /// `bytes` in MiB, as the warning gives them (a fraction below one).
+    private static func megabytes(_ bytes: Int) -> String {
+        bytes >= 1 << 20 ? String(bytes >> 20) : String(format: "%.2f", Double(bytes) / Double(1 << 20))
     }
 
     /// Writes all of `bytes`, across short writes and interruptions; a descriptor that fails
