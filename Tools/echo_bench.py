@@ -23,7 +23,8 @@
    AG_ROOM_ECHO_LATENCY_MS puts the reverberant room's echo through a loopback of that latency.
    AG_ECHO_ROOMS_ONLY=1 leaves the offline tables empty; AG_ECHO_SET="node.param=value ..." tries --set assignments on the node's rows; AG_ECHO_EVENTS=DIR keeps each room
    run's events. Each row is followed by what went wrong with each interrupted answer that
-   missed (an HTML comment per miss).
+   missed, and by each answer to an interruption that its own voice stopped (an HTML comment
+   each).
    Before the room, offline: the same N commands with no echo at all, through the assistant
    with and without the canceller in the path (commands exact: the canceller costs nothing).
 
@@ -245,6 +246,16 @@ def in_order(expected, finals):
     return best[-1][-1]
 
 
+def answers_an_interruption(text, expected, after_a_stop):
+    """Whether an answer ("..., you asked: X") answers an interrupting command: X shares more
+    words with one of the interrupting commands (expected[1::2]) than with any plain one; on a
+    tie (X misheard), whether the answer before it was stopped by the user."""
+    asked = set(text.split("asked:")[-1].split())
+    best = lambda commands: max((len(asked & set(c.split())) for c in commands), default=0)
+    plain, interrupting = best(expected[0::2]), best(expected[1::2])
+    return interrupting > plain if interrupting != plain else after_a_stop
+
+
 def measure(es, expected, interrupted):
     finals = [e["text"] for e in es if e["type"] == "final"]
     ends = [e for e in es if e["type"] == "speak-end"]
@@ -274,10 +285,16 @@ def measure(es, expected, interrupted):
             nxt = starts[n + 1] if n + 1 < len(starts) else len(es)
             end = next((x for x in es[i:nxt] if x["type"] == "speak-end"), None)
             after = [x["text"] for x in es[i:nxt] if x["type"] == "final"]
-            answers_interruption = stopped or any(a.get("text", "").endswith(c) for c in expected[1::2])
-            stopped = bool(end and end.get("cancelled"))
+            answers_interruption = answers_an_interruption(a.get("text", ""), expected, stopped)
+            # Only a real interruption makes the next answer one to an interruption.
+            stopped = bool(end and end.get("cancelled")) and not answers_interruption
             if answers_interruption:
-                continue  # nobody speaks over the answer to an interrupting command
+                # Nobody speaks over the answer to an interrupting command: stopped, it was
+                # stopped by its own voice.
+                if end and end.get("cancelled"):
+                    misses.append(f"'{a.get('text', '')}' (the answer to an interruption) stopped by its own voice "
+                                  f"{end['t'] - a['t']:.2f} s in")
+                continue
             if end and end.get("cancelled"):
                 if not after or after[0] not in expected[1::2]:
                     misses.append(f"'{a.get('text', '')}' stopped, then {after[:1] or 'no final'}")

@@ -4,49 +4,41 @@ import Testing
 
 /// `audiograph run`'s output queue when its reader falls behind: whole lines are dropped, never
 /// part of one, and the count of them (and their bytes) is said once, at the flush. Pipes stand
-/// in for stdout and stderr; the reader reads nothing until everything has been written.
+/// in for stdout and stderr.
 struct OutputQueueTests {
-    /// What a reader thread has read (read after its semaphore is signalled).
-    private final class Received: @unchecked Sendable { var bytes: [UInt8] = [] }
+    /// What a reader thread read (read after its semaphore is signalled).
+    private final class Received: @unchecked Sendable { var data = Data() }
 
-    /// Starts reading `fd` on a thread of its own, to its end; `done` is signalled then.
-    private static func reading(_ fd: Int32) -> (Received, DispatchSemaphore) {
+    /// Reads `pipe` to its end on a thread of its own; `done` is signalled then.
+    private static func reading(_ pipe: Pipe) -> (Received, DispatchSemaphore) {
         let received = Received(), done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            received.bytes = readAll(fd)
+            received.data = pipe.fileHandleForReading.readDataToEndOfFile()
             done.signal()
         }
         return (received, done)
     }
 
-    /// Everything readable from `fd` until its writers close it.
-    private static func readAll(_ fd: Int32) -> [UInt8] {
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-            if n > 0 { out += chunk[0..<n] } else if n < 0 && errno == EINTR { continue } else { return out }
-        }
+    /// Flushes `queue`, closes the pipes' writing ends and waits for `done`; the warnings written.
+    private static func finish(_ queue: OutputQueue, _ out: Pipe, _ err: Pipe, _ done: DispatchSemaphore) -> String {
+        queue.flush()
+        out.fileHandleForWriting.closeFile()
+        err.fileHandleForWriting.closeFile()
+        done.wait()
+        return String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
     @Test func aReaderFarBehindLosesWholeLinesAndIsToldHowMany() throws {
-        var out: [Int32] = [0, 0], err: [Int32] = [0, 0]
-        try #require(pipe(&out) == 0 && pipe(&err) == 0)
+        let out = Pipe(), err = Pipe()
         let capacity = 256 << 10, lines = 1024
-        let queue = OutputQueue(capacity: capacity, warnings: err[1])
+        let queue = OutputQueue(capacity: capacity, warnings: err.fileHandleForWriting.fileDescriptor)
         let line = String(repeating: "x", count: 1023) + "\n"
         // 1 MiB while nobody reads: the pipe takes 64 KiB, the queue 256 KiB, the rest is lost.
-        for _ in 0..<lines { queue.write(line, to: out[1]) }
-        let (received, done) = Self.reading(out[0])
-        queue.flush()
-        close(out[1])
-        close(err[1])
-        done.wait()
-        let warning = String(decoding: Self.readAll(err[0]), as: UTF8.self)
-        close(out[0])
-        close(err[0])
+        for _ in 0..<lines { queue.write(line, to: out.fileHandleForWriting.fileDescriptor) }
+        let (received, done) = Self.reading(out)
+        let warning = Self.finish(queue, out, err, done)
 
-        let text = String(decoding: received.bytes, as: UTF8.self)
+        let text = String(decoding: received.data, as: UTF8.self)
         let written = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         #expect(text.hasSuffix("\n") && written.allSatisfy { $0.count == 1023 }, "only whole lines reach the reader")
         let lost = lines - written.count
@@ -57,20 +49,12 @@ struct OutputQueueTests {
     }
 
     @Test func aReaderThatKeepsUpLosesNothingAndHearsNothing() throws {
-        var out: [Int32] = [0, 0], err: [Int32] = [0, 0]
-        try #require(pipe(&out) == 0 && pipe(&err) == 0)
-        let queue = OutputQueue(capacity: 256 << 10, warnings: err[1])
-        let (received, done) = Self.reading(out[0])
-        for i in 0..<1024 { queue.write("line \(i)\n", to: out[1]) }
-        queue.flush()
-        close(out[1])
-        close(err[1])
-        done.wait()
-        let warning = Self.readAll(err[0])
-        close(out[0])
-        close(err[0])
-        let text = String(decoding: received.bytes, as: UTF8.self)
-        #expect(text == (0..<1024).map { "line \($0)\n" }.joined(), "every line, in order")
-        #expect(warning.isEmpty)
+        let out = Pipe(), err = Pipe()
+        let queue = OutputQueue(capacity: 256 << 10, warnings: err.fileHandleForWriting.fileDescriptor)
+        let (received, done) = Self.reading(out)
+        for i in 0..<1024 { queue.write("line \(i)\n", to: out.fileHandleForWriting.fileDescriptor) }
+        let warning = Self.finish(queue, out, err, done)
+        #expect(String(decoding: received.data, as: UTF8.self) == (0..<1024).map { "line \($0)\n" }.joined(), "every line, in order")
+        #expect(warning.isEmpty, "\(warning)")
     }
 }
