@@ -12,9 +12,8 @@ import Foundation
 /// level fade out of it (babble, distant voices); over what the graph plays, heard through an
 /// echo canceller (`echo`), that level does not fall: the answer's residual echo is not the
 /// talker, and a level lowered through a long answer would let it start speech. The evidence
-/// is smoothed and
-/// compared with two thresholds set by `sensitivity` (hysteresis); speech must last
-/// `min-speech` to start (clicks and taps do not), and end only after `hangover` of
+/// is smoothed and compared with two thresholds set by `sensitivity` (hysteresis); speech must
+/// last `min-speech` to start (clicks and taps do not), and end only after `hangover` of
 /// non-speech.
 ///
 /// `speech-start` and `speech-end` carry `t`, the true onset/offset (back-dated to the first
