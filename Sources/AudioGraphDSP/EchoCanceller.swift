@@ -26,7 +26,11 @@ import CSpeexDSP
 /// (``FractionalDelayLine``), so the filter sees an echo path that stands still. With `align`,
 /// its last stage (`coherence`, ``CoherenceSuppressor``) takes out per frequency what of the
 /// output is still the echo while an echo may be there (one frame more of latency); the hold is
-/// measured after it, so a filter still converging on the first answer holds sooner. Missing reference
+/// measured after it, so a filter still converging on the first answer holds sooner. The same
+/// stage takes out the echo past the filter's tail (`late-echo`: a reverberant room's late
+/// reverberation, ``LateEchoEstimator``, drawn every half second from how the filter's tail
+/// decays), and an echo then lasts, for the stages that run only while one may be there,
+/// until that late part has decayed by 40 dB. Missing reference
 /// (nothing played) is silence.
 /// Render thread only: nothing allocated per block.
 public final class EchoCanceller: AudioNode {
@@ -48,6 +52,8 @@ public final class EchoCanceller: AudioNode {
                           help: "with align: follow an echo whose delay creeps (capture and playback on separate clocks) by reading the reference at the rate the echo comes back"),
             ParameterSpec("hold", .number(0...60), default: 15, unit: "dB",
                           help: "the canceller holds the echo once its output stays this far below what plays, in the whole band and its treble (two half seconds of sound running), measured again at each sound after a second of silence (each answer); until then what plays is marked on its `playing` output; each hold is an echo-held event"),
+            ParameterSpec("late-echo", .number(0...16), default: 8,
+                          help: "with coherence: take out, per frequency, the echo past the filter's tail (a reverberant room's late reverberation, predicted from how the filter's tail decays), this many times its predicted power (0: off)"),
             ParameterSpec("coherence", .number(0...8), default: 1,
                           help: "with align, while an echo may be there: take out, per frequency, what of the output is still the echo (coherent with what plays, and not with the microphone), this strongly (an exponent; 0: off, and the output 20 ms sooner)"),
         ],
@@ -75,16 +81,22 @@ public final class EchoCanceller: AudioNode {
     let holdERLE: Double
     var holdWindow = HoldWindow()
     var windowsHeld = 0
-    /// The last stage, per frequency (`coherence`), and how strongly.
+    /// The last stage, per frequency (`coherence`), and how strongly; how strongly it takes
+    /// out the echo past the filter's tail (`late-echo`), whose impulse response it is drawn
+    /// from every half second (`impulse`, taps) while an echo may be there.
     var coherence: CoherenceSuppressor?
-    let overdrive: Double
+    let overdrive: Double, lateEcho: Double
+    private var impulse: [Int32] = []
+    private var framesSinceImpulse = 0
+    /// Frames the late echo lasts past the filter's tail (0 without one).
+    private var lateFrames = 0
     /// What plays while the filter does not hold its echo (its `playing` output).
     private(set) var gate = PlaybackGate()
     /// What plays and its echo, held or not (its `echo` output).
     private var echoSpans = PlaybackGate()
     /// Whether the reported playback latency has been taken as the first delay (first block).
     private var startedFromLatency = false
-    /// Frames (20 ms) until an echo of what last played has died away.
+    /// Frames (20 ms) until an echo of what last played has died away (its late part too).
     private var echoFrames = 0
     /// Microphone samples since the reference last carried sound (at most a second's).
     private var quietSamples = 0
@@ -117,6 +129,7 @@ public final class EchoCanceller: AudioNode {
         followDrift = p.bool("drift")
         holdERLE = p.number("hold")
         overdrive = p.number("coherence")
+        lateEcho = p.number("late-echo")
     }
 
     deinit { release() }
@@ -177,7 +190,12 @@ public final class EchoCanceller: AudioNode {
         // The preprocessor, when it runs, holds a frame: the output to suppress is one behind.
         let preprocessed = suppression || noiseSuppression < 0 || gainControl
         coherence = align && overdrive > 0
-            ? CoherenceSuppressor(frame: frame, maxLag: Int(tail * Double(rate)), overdrive: overdrive, outputLag: preprocessed ? 1 : 0) : nil
+            ? CoherenceSuppressor(frame: frame, maxLag: Int(tail * Double(rate)), overdrive: overdrive, outputLag: preprocessed ? 1 : 0, lateEcho: lateEcho) : nil
+        var taps: Int32 = 0
+        speex_echo_ctl(echo, SPEEX_ECHO_GET_IMPULSE_RESPONSE_SIZE, &taps)
+        impulse = [Int32](repeating: 0, count: Int(max(taps, 0)))
+        framesSinceImpulse = 0
+        lateFrames = 0
         estimator = align ? EchoDelayEstimator(rate: Double(rate), maxSeconds: maxDelay) : nil
         micFIFO = SampleFIFO(capacity: block + 2 * frame)
         refLine = FractionalDelayLine(capacity: block * 4 + max(delayFrames, Int(maxDelay * Double(rate))) + 2 * frame)
@@ -247,7 +265,7 @@ public final class EchoCanceller: AudioNode {
             let played = Self.energy(refFrame)
             let plays = played > Self.playingEnergy * Float(frame)
             if plays {
-                echoFrames = Int(((estimator?.delaySeconds ?? maxDelay) + 0.3) * 50)
+                echoFrames = Int(((estimator?.delaySeconds ?? maxDelay) + 0.3) * 50) + lateFrames
             } else if echoFrames > 0 {
                 echoFrames -= 1
             }
@@ -264,7 +282,10 @@ public final class EchoCanceller: AudioNode {
                 _ = outFrame.withUnsafeMutableBufferPointer { speex_preprocess_estimate_update(preprocess, $0.baseAddress) }
                 swap(&outFrame, &passFrame)
             }
-            if let coherence { suppress(coherence) }
+            if let coherence {
+                if lateEcho > 0 { learnLateEcho(coherence) }
+                suppress(coherence)
+            }
             // On what the listeners hear: residual suppression and the coherence stage included.
             if !holds, let below = measure(played: plays ? played : nil) {
                 _ = io.emit(NodeEvent(Self.echoHeldKind, t: Double(micConsumed) / rate, values: (below, 0, 0, 0)))
@@ -282,6 +303,7 @@ public final class EchoCanceller: AudioNode {
     public func reset() {
         if let echo { speex_echo_state_reset(echo) }
         coherence?.reset()
+        lateFrames = 0
         echoSpans.reset()
         startMeasuring()
     }
@@ -293,6 +315,24 @@ public final class EchoCanceller: AudioNode {
         let lag = Int(((estimator?.delaySeconds ?? 0) * rate - appliedDelay).rounded())  // where the echo lies in the tail
         c.process(mic: micFrame, filtered: filteredFrame, reference: refFrame, output: &outFrame, lag: lag, active: echoFrames > 0)
     }
+
+    /// Every half second while an echo may be there: the late echo's gain and decay, drawn
+    /// again from the filter's impulse response.
+    private func learnLateEcho(_ c: CoherenceSuppressor) {
+        framesSinceImpulse += 1
+        guard echoFrames > 0, framesSinceImpulse >= 25, !impulse.isEmpty else { return }
+        framesSinceImpulse = 0
+        impulse.withUnsafeMutableBufferPointer { h in
+            _ = speex_echo_ctl(echo, SPEEX_ECHO_GET_IMPULSE_RESPONSE, h.baseAddress)
+            c.late.learn(impulseResponse: h.baseAddress!, partitions: h.count / frame, frame: frame, scale: Self.impulseScale * Float(frame))
+        }
+        // The echo lasts until its late part has decayed by 40 dB (at most 2 s more).
+        lateFrames = c.late.decay > 0 ? min(100, Int(40 / (-10 * log10(c.late.decay)))) : 0
+    }
+
+    /// speexdsp's impulse response: each tap this many times the echo path's gain, per
+    /// sample of a frame (its float build scales the taps by 32767 and the frame's length).
+    static let impulseScale: Float = 32767
 
     /// Copies one frame into another of the same length, in place (an assignment would share
     /// the storage and copy it, allocating, when either is next written).
