@@ -34,6 +34,7 @@ import json, math, os, resource, statistics, struct, subprocess, sys, tempfile, 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pulse_room import PulseRoom
+from echo_scoring import in_order
 
 bin_dir = sys.argv[1]
 n_room = int(sys.argv[2]) if len(sys.argv) > 2 else 20
@@ -232,18 +233,6 @@ def script(n, interrupt_db=None):
     sox(*parts, USER)
     raw = subprocess.run(["sox", USER, "-t", "raw", "-"], capture_output=True, check=True).stdout
     return raw, expected
-
-
-def in_order(expected, finals):
-    """Commands recognised exactly, in the script's order, each final used once: the longest
-    common subsequence of the two lists, so a lost wake word or a wrong final costs its own
-    command only (a greedy scan for each command's next occurrence skipped every command
-    between a wrong final and the next time the same command was said)."""
-    best = [[0] * (len(finals) + 1) for _ in range(len(expected) + 1)]
-    for i, x in enumerate(expected):
-        for j, f in enumerate(finals):
-            best[i + 1][j + 1] = best[i][j] + 1 if x == f else max(best[i][j + 1], best[i + 1][j])
-    return best[-1][-1]
 
 
 def answers_an_interruption(text, expected, after_a_stop):

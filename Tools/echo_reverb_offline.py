@@ -32,6 +32,7 @@ except ImportError:
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pulse_room import PulseRoom
+from echo_scoring import in_order
 
 ag = os.path.join(sys.argv[1], "audiograph")
 rotations = int(sys.argv[2]) if len(sys.argv) > 2 else 4
@@ -146,14 +147,6 @@ def run(late):
         json.dump(graph, f)
     out = subprocess.run([ag, "run", path, "--json"], capture_output=True, text=True, check=True).stdout
     return [json.loads(l) for l in out.splitlines() if l.startswith("{")]
-
-
-def in_order(expected, finals):
-    best = [[0] * (len(finals) + 1) for _ in range(len(expected) + 1)]
-    for i, x in enumerate(expected):
-        for j, f in enumerate(finals):
-            best[i + 1][j + 1] = best[i][j] + 1 if x == f else max(best[i][j + 1], best[i + 1][j])
-    return best[-1][-1]
 
 
 print("## A reverberant room offline: late echo")

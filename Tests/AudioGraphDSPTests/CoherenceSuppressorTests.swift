@@ -62,16 +62,7 @@ struct CoherenceSuppressorTests {
         var mic = [Float](repeating: 0, count: 1600) + plays.dropLast(1600).map { 0.5 * $0 }
         for i in user.indices { mic[8 * 16000 + i] += user[i] }
         func run(coherence: Double) throws -> [Float] {
-            let format = StreamFormat(sampleRate: rate, channelCount: 1)
-            let h = try NodeHarness("echo-canceller", ["coherence": .number(coherence)], inputs: [format, format],
-                                    maxFrames: 1024, registry: .builtin)
-            var out: [Float] = []
-            for k in stride(from: 0, to: plays.count, by: 1024) {
-                let end = min(k + 1024, plays.count)
-                h.push(buses: [[Array(mic[k..<end])], [Array(plays[k..<end])]])
-                out += h.takeOutput()[0]
-            }
-            return out
+            try runEchoCanceller(["coherence": .number(coherence)], mic: mic, plays: plays, rate: rate)
         }
         func energy(_ x: ArraySlice<Float>) -> Double { x.reduce(0) { $0 + Double($1 * $1) } }
         let plain = try run(coherence: 0), staged = try run(coherence: 1)

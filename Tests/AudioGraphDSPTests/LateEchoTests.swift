@@ -76,16 +76,7 @@ struct LateEchoTests {
         let userAt = Int(7 * rate)
         for i in user.indices { mic[userAt + i] += user[i] }
         func run(late: Double) throws -> [Float] {
-            let format = StreamFormat(sampleRate: rate, channelCount: 1)
-            let h = try NodeHarness("echo-canceller", ["late-echo": .number(late)], inputs: [format, format],
-                                    maxFrames: 1024, registry: .builtin)
-            var out: [Float] = []
-            for k in stride(from: 0, to: plays.count, by: 1024) {
-                let end = min(k + 1024, plays.count)
-                h.push(buses: [[Array(mic[k..<end])], [Array(plays[k..<end])]])
-                out += h.takeOutput()[0]
-            }
-            return out
+            try runEchoCanceller(["late-echo": .number(late)], mic: mic, plays: plays, rate: rate)
         }
         func energy(_ x: [Float], _ r: Range<Int>) -> Double { r.reduce(0) { $0 + Double(x[$1] * x[$1]) } }
         let plain = try run(late: 0), taken = try run(late: 8)
