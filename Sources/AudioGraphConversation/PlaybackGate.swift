@@ -22,6 +22,7 @@ package final class PlaybackGate: ControlChannel, SilencedSpans {
     private let previousUntil = Atomic<UInt64>((-Double.infinity).bitPattern)
     private let latency = Atomic<UInt64>(0.0.bitPattern)
     private let interruption = Atomic<UInt64>(Double.nan.bitPattern)
+    private let interruptions = Atomic<Int>(0)
 
     /// A gate with nothing played yet.
     package init() {}
@@ -92,7 +93,14 @@ package final class PlaybackGate: ControlChannel, SilencedSpans {
 
     /// The player stopped because the user's speech began at `t` (barge-in): for a listener
     /// that takes that speech as a command. Render thread.
-    package func interrupt(at t: Double) { interruption.store(t.bitPattern, ordering: .releasing) }
+    package func interrupt(at t: Double) {
+        interruption.store(t.bitPattern, ordering: .releasing)
+        interruptions.add(1, ordering: .releasing)
+    }
+
+    /// How many times a player stopped for the user's speech so far (every node on the gate
+    /// can read it: an echo canceller knows the user talked over its echo). Render thread.
+    package var interruptionCount: Int { interruptions.load(ordering: .acquiring) }
 
     /// The onset of the last interruption not yet taken, once. Render thread (one listener).
     package func takeInterruption() -> Double? {

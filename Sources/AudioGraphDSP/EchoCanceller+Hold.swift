@@ -13,6 +13,7 @@ extension EchoCanceller {
     /// The filter starts over: it does not hold the echo until measured again.
     func startMeasuring() {
         holds = false
+        talkedOver = false
         holdWindow = HoldWindow()
         windowsHeld = 0
     }

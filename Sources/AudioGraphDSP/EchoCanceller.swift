@@ -51,7 +51,7 @@ public final class EchoCanceller: AudioNode {
             ParameterSpec("drift", .bool, default: true,
                           help: "with align: follow an echo whose delay creeps (capture and playback on separate clocks) by reading the reference at the rate the echo comes back"),
             ParameterSpec("hold", .number(0...60), default: 15, unit: "dB",
-                          help: "the canceller holds the echo once its output stays this far below what plays, in the whole band and its treble (two half seconds of sound running), measured again at each sound after a second of silence (each answer); until then what plays is marked on its `playing` output; each hold is an echo-held event"),
+                          help: "the canceller holds the echo once its output stays this far below what plays, in the whole band and its treble (two half seconds of sound running), measured again at each sound after a second of silence (each answer), or after a quarter second once a barge-in stopped what played; until then what plays is marked on its `playing` output; each hold is an echo-held event"),
             ParameterSpec("late-echo", .number(0...16), default: 8,
                           help: "with coherence: take out, per frequency, the echo past the filter's tail (a reverberant room's late reverberation, predicted from how the filter's tail decays), this many times its predicted power (0: off)"),
             ParameterSpec("coherence", .number(0...8), default: 1,
@@ -81,6 +81,10 @@ public final class EchoCanceller: AudioNode {
     let holdERLE: Double
     var holdWindow = HoldWindow()
     var windowsHeld = 0
+    /// Barge-ins seen on the gate, and whether one came while it held: the user talked over
+    /// the echo, which can leave the filter off it, so the next sound is measured again.
+    private var interruptionsSeen = 0
+    var talkedOver = false
     /// The last stage, per frequency (`coherence`), and how strongly; how strongly it takes
     /// out the echo past the filter's tail (`late-echo`), whose impulse response it is drawn
     /// from every half second (`impulse`, taps) while an echo may be there.
@@ -221,12 +225,19 @@ public final class EchoCanceller: AudioNode {
             if delay == 0 && guess > 0 { refLine.readPosition -= Double(guess) }
         }
         if estimator != nil { follow(mic, ref, &io) }
+        let interruptions = gate.interruptionCount
+        if interruptions != interruptionsSeen {
+            interruptionsSeen = interruptions
+            if holds { talkedOver = true }
+        }
         let sounds = ref.frameLength > 0 && Self.carriesSound(ref)
         if sounds {
             // Each answer (sound after a second of silence) is measured again before the
             // listeners hear over it: double talk over the last one (a user interrupting it)
             // can leave the filter off its echo, and its own voice then interrupted the next.
-            if holds && quietSamples >= Int(rate) { startMeasuring() }
+            // After a barge-in, a quarter second of quiet is enough (the interrupting command
+            // can end, and its answer start, within a second of the cancel earcon).
+            if holds && (quietSamples >= Int(rate) || talkedOver && quietSamples >= Int(rate / 4)) { startMeasuring() }
             quietSamples = 0
         } else {
             quietSamples = min(quietSamples + n, Int(rate))

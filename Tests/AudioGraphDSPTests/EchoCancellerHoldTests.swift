@@ -118,6 +118,34 @@ struct EchoCancellerHoldTests {
         let gate = try run([(3, true), (0.5, false), (2, true)])
         #expect(!gate.covers(3.5, 3.7), "a pause shorter than a second is not a new answer")
     }
+
+    /// A barge-in stopped the answer (the user talked over its echo): the next sound after a
+    /// quarter second of quiet is measured again, though less than a second passed (the
+    /// interrupting command's answer can follow the cancel earcon within half a second; held
+    /// from the last answer, its own voice interrupted it in the reverberant room).
+    @Test func aBargeInMakesTheNextSoundBeMeasuredAgain() throws {
+        func run(interrupted: Bool) throws -> (gate: PlaybackGate, held: Int) {
+            let format = StreamFormat(sampleRate: Self.rate, channelCount: 1)
+            let h = try NodeHarness("echo-canceller", ["align": false], inputs: [format, format], maxFrames: 1024, registry: .builtin)
+            let silence = { (s: Double) in [Float](repeating: 0, count: Int(s * Self.rate)) }
+            let ref = Signals.noise(rms: 0.1, seconds: 3, rate: Self.rate, seed: 1) + silence(0.5)
+                + Signals.noise(rms: 0.1, seconds: 2, rate: Self.rate, seed: 2)
+            let mic = silence(0.02) + ref.dropLast(320).map { 0.1 * $0 }
+            let gate = try #require(h.node as? EchoCanceller).gate
+            let cut = Int(2.9 * Self.rate)
+            for k in stride(from: 0, to: ref.count, by: 1024) {
+                if interrupted && k <= cut && cut < k + 1024 { gate.interrupt(at: 2.6) }
+                let end = min(k + 1024, ref.count)
+                h.push(buses: [[Array(mic[k..<end])], [Array(ref[k..<end])]])
+            }
+            let held = h.takeEvents().filter { if case (_, .echoHeld)? = $0.conversation { true } else { false } }
+            return (gate, held.count)
+        }
+        let plain = try run(interrupted: false), barged = try run(interrupted: true)
+        #expect(plain.held == 1 && !plain.gate.covers(3.5, 3.7), "without a barge-in the half-second pause keeps the hold (\(plain.held) holds)")
+        #expect(barged.gate.covers(3.5, 3.7), "after a barge-in the next sound is left out by the listeners")
+        #expect(barged.held == 2, "and held again once measured: \(barged.held) holds")
+    }
 }
 
 /// The residual echo suppression (speexdsp's preprocessor) runs only while an echo may be
