@@ -8,9 +8,9 @@ import Foundation
 /// sound server's buffers, a loopback, a Bluetooth speaker) can be longer, and changes when the
 /// server's latencies do. With this, the reference is delayed so that the echo falls at the
 /// start of the filter's tail, and follows the delay as it moves. An estimate counts only when
-/// both signals carry sound, the peak stands well above the correlation's floor, and the next
-/// estimate agrees with it (within 1 ms). A delay away from the one in force needs two more
-/// agreeing (three in a row, 0.75 s), and while the echo still shows at the delay in force,
+/// both signals carry sound, the peak stands well above the correlation's floor, and the two
+/// estimates after it agree with it (within 1 ms; three in a row, 0.75 s), for the first
+/// delay as for one away from the delay in force; while the echo still shows at the delay in force,
 /// a stronger peak elsewhere (a sound the graph played twice) does not move it.
 ///
 /// Feed it every sample (`add`), render thread; every `hop` it may return a new delay.
@@ -53,7 +53,7 @@ struct EchoDelayEstimator {
     }
 
     /// Takes one sample of each at the node's rate; the delay in seconds each time an
-    /// estimate is confirmed (the next one agrees within 1 ms), else nil.
+    /// estimate is confirmed (the two after it agree within 1 ms), else nil.
     mutating func add(mic m: Float, ref r: Float) -> Double? {
         micSum += m
         refSum += r
@@ -85,8 +85,11 @@ struct EchoDelayEstimator {
         }
         agreeing += 1
         // A jump away from the delay in force waits for three estimates in a row (the user's
-        // voice over the cancel earcon gave two agreeing ones at 0.94 s for 0.17 s, live).
-        if let d = delay, abs(d - lag) > 8, agreeing < 2 { return nil }
+        // voice over the cancel earcon gave two agreeing ones at 0.94 s for 0.17 s, live), and
+        // so does the first delay: the end earcon's echo under an answer's first quarter
+        // second gave two agreeing ones at 0 ms for 118 ms in the reverberant room, and the
+        // filter, placed there, held 10-20 dB less for the rest of the run.
+        if delay.map({ abs($0 - lag) > 8 }) ?? true, agreeing < 2 { return nil }
         delay = lag
         return Double(lag) / 8000
     }
