@@ -21,10 +21,12 @@
    on the room's clock (Tools/pulse-daemon reverb-room; AG_ECHO_ONLY_REVERB=1 runs that row
    alone). AG_ROOM_LATENCY_MS sets the drifting room's loop latency (Tools/pulse-daemon);
    AG_ROOM_ECHO_LATENCY_MS puts the reverberant room's echo through a loopback of that latency.
-   AG_ECHO_ROOMS_ONLY=1 leaves the offline tables empty; AG_ECHO_SET="node.param=value ..." tries --set assignments on the node's rows; AG_ECHO_EVENTS=DIR keeps each room
+   AG_ECHO_ROOMS_ONLY=1 leaves the offline tables empty; AG_ECHO_SET="node.param=value ..." tries --set assignments on the node's rows; AG_ECHO_ONLY_DB=-10 (or 0) runs only that level's interrupted script; AG_ECHO_EVENTS=DIR keeps each room
    run's events. Each row is followed by what went wrong with each interrupted answer that
    missed, and by each answer to an interruption that its own voice stopped (an HTML comment
    each).
+   Then, with the offline tables, ERLE and CPU in the drifting room, the node beside
+   module-echo-cancel on the same answers (echo_room_erle.py; alone: Tools/bench echo-room).
    Before the room, offline: the same N commands with no echo at all, through the assistant
    with and without the canceller in the path (commands exact: the canceller costs nothing).
 
@@ -334,6 +336,13 @@ for method in ([] if os.environ.get("AG_ECHO_ONLY_NODE") == "1" else ["webrtc", 
                        ["--set", "tts.barge-in=true", "--set", "mic.device=ec_source", "--set", "speaker.device=ec_sink"],
                        [["module-echo-cancel", "source_master=agtest_room.monitor", "sink_master=agtest_sink",
                          f"aec_method={method}", "source_name=ec_source", "sink_name=ec_sink"]], "room"))
+# 2a. ERLE and CPU in the room, the node beside module-echo-cancel on the same answers
+# (echo_room_erle.py; with the offline tables, and not when only some rows run).
+if offline and not any(os.environ.get(k) == "1" for k in
+                       ("AG_ECHO_ONLY_NODE", "AG_ECHO_ONLY_DRIFT_FREE", "AG_ECHO_ONLY_DRIFTING", "AG_ECHO_ONLY_REVERB")):
+    sys.stdout.flush()
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "echo_room_erle.py"), bin_dir, "3"], check=True)
+    sys.stdout.flush()
 print(f"## Barge-in in the room: {n_room} exchanges each, answers beginning with the wake word")
 print()
 print("| canceller | nobody interrupts: barge-ins, own-voice finals, commands exact | interrupted at 0 dB: stopped, commands exact, onset to stop p50/p95 | at -10 dB: stopped, exact |")
@@ -345,11 +354,17 @@ for name, graph, extra, modules, kind in cancellers:
         continue
     if os.environ.get("AG_ECHO_ONLY_REVERB") == "1" and kind != "reverb-room":
         continue
-    raw, exp = script(n_room)
-    calm = measure(room_run(graph, raw, extra, modules, kind), exp, False)
-    row = [f"{calm['barges']}, {calm['own']}, {calm['right']}/{n_room}"]
+    only_db = os.environ.get("AG_ECHO_ONLY_DB")  # "-10": that level's interrupted run alone
+    row = ["-"]
+    if only_db is None:
+        raw, exp = script(n_room)
+        calm = measure(room_run(graph, raw, extra, modules, kind), exp, False)
+        row = [f"{calm['barges']}, {calm['own']}, {calm['right']}/{n_room}"]
     notes = []
     for db in [0, -10]:
+        if only_db is not None and db != int(only_db):
+            row.append("-")
+            continue
         raw, exp = script(n_room, db)
         m = measure(room_run(graph, raw, extra, modules, kind), exp, True)
         notes.append((db, m["misses"]))
