@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Sessions of one speaker: WER after the first 30 s, with and without a setting (Tools/bench
+sessions). For measuring adaptation to the speaker during a session (issue 40, section 2).
+
+Each session is one talker's recordings from ../shared/corpus and ../shared/corpus-more, in
+file-name order, joined with 1 s of silence into one 16 kHz mono file, and dictated in one
+run (graphs/dictation.json, `--source`): the recognizer hears the talker as a live session
+would, utterance after utterance. Each recognised word goes to the recording its time lies in;
+each recording's words, in order, are scored against its transcript. "After 30 s":
+the recordings that start 30 s or more into the session. Sessions (talkers known from the
+corpus's notes): pocketsphinx's LibriVox reader and its cards talker, LJ Speech, the two
+CMU Arctic talkers, the Montreal Forced Aligner's developer (40 recordings), and the
+multi-recording sources of corpus-more whose talker is one (lhotse, promo, praatio,
+speechbrain) -- a source with one recording is not a session.
+
+Usage: Tools/session_adaptation.py BIN_DIR [--graph G] [-- --set k=v ...]
+  With assignments after `--`, every session runs twice (without them, then with) and the
+  table gives both; without, the baseline alone.
+"""
+import argparse, json, os, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from transcripts import normalize, errors
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+SHARED = os.path.join(ROOT, "..", "shared")
+GAP = 1.0
+
+
+def talker(folder, e):
+    """The session a recording belongs to, or None (a talker with one recording, or unknown)."""
+    f = e["file"]
+    if folder == "corpus":
+        for prefix in ["ps_librivox", "ps_cards", "ljspeech", "arctic_aew", "arctic_axb"]:
+            if f.startswith(prefix):
+                return prefix
+        return None
+    g = e.get("group")
+    if g == "mfa":
+        # The developer's own recordings; LibriSpeech's and Common Voice's are other talkers.
+        return None if "61-70968" in f or "common_voice" in f else "mfa-developer"
+    return g if g in ("lhotse", "promo", "praatio", "speechbrain") else None
+
+
+def sessions():
+    out = {}
+    for folder in ["corpus", "corpus-more"]:
+        path = os.path.join(SHARED, folder, "manifest.json")
+        for e in json.load(open(path)):
+            if e.get("kind") != "speech" or not e.get("transcript"):
+                continue
+            t = talker(folder, e)
+            if t:
+                out.setdefault(t, []).append((os.path.join(SHARED, folder, e["file"]), e["transcript"]))
+    return {t: sorted(fs) for t, fs in sorted(out.items()) if len(fs) > 1}
+
+
+def duration(path):
+    return float(subprocess.run(["soxi", "-D", path], capture_output=True, text=True, check=True).stdout)
+
+
+def join(files, work, name):
+    """The session's file and each recording's (start, end) in it."""
+    parts, spans, t = [], [], 0.0
+    gap = os.path.join(work, "gap.wav")
+    subprocess.run(["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", gap, "trim", "0", str(GAP)], check=True)
+    for k, (path, _) in enumerate(files):
+        p = os.path.join(work, f"{name}-{k}.wav")
+        subprocess.run(["sox", path, "-r", "16000", "-c", "1", "-b", "16", p], check=True, stderr=subprocess.DEVNULL)
+        d = duration(p)
+        spans.append((t, t + d))
+        parts += [p, gap]
+        t += d + GAP
+    out = os.path.join(work, f"{name}.wav")
+    subprocess.run(["sox"] + parts + [out], check=True)
+    return out, spans
+
+
+def decode(ag, graph, path, extra):
+    r = subprocess.run([ag, "run", graph, "--source", path, "--json"] + extra, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"session_adaptation: {path}: audiograph failed ({r.returncode}): {r.stderr[-400:]}")
+    return [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{") and '"final"' in l]
+
+
+def score(finals, spans, files):
+    """Per recording: (start, words in its transcript, errors)."""
+    hyps = [[] for _ in spans]
+    for f in finals:
+        # Word by word (a final can run across the pause between two recordings): each word
+        # to the recording its middle lies in, or the nearest.
+        for w in f.get("words", []):
+            if w["word"].startswith(("<", "[")):
+                continue
+            m = (w["start"] + w["end"]) / 2
+            k = min(range(len(spans)), key=lambda i: 0 if spans[i][0] <= m <= spans[i][1] else min(abs(m - spans[i][0]), abs(m - spans[i][1])))
+            hyps[k] += normalize(w["word"])
+    rows = []
+    for (start, _), h, (_, ref) in zip(spans, hyps, files):
+        r = normalize(ref)
+        rows.append((start, len(r), errors(h, r)))
+    return rows
+
+
+def main():
+    argv = sys.argv[1:]
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    argv = argv[:argv.index("--")] if "--" in argv else argv
+    p = argparse.ArgumentParser()
+    p.add_argument("bin")
+    p.add_argument("--graph", default=os.path.join(ROOT, "graphs", "dictation.json"))
+    a = p.parse_args(argv)
+    if not os.path.isdir(SHARED):
+        print("session_adaptation: skipped: ../shared (the corpus) is absent")
+        return
+    ag = os.path.join(a.bin, "audiograph")
+    work = tempfile.mkdtemp(prefix="ag-sessions-")
+    configs = [("without", [])] + ([("with " + " ".join(extra[1::2]), extra)] if extra else [])
+    print(f"## Sessions of one talker: WER after the first 30 s ({os.path.basename(a.graph)})\n")
+    print("| session | recordings (after 30 s) | seconds | " + " | ".join(f"{n}: all, after 30 s" for n, _ in configs) + " |")
+    print("|---|---|---|" + "---|" * len(configs))
+    totals = {n: [0, 0, 0, 0] for n, _ in configs}
+    for name, files in sessions().items():
+        path, spans = join(files, work, name)
+        late = sum(1 for s, _ in spans if s >= 30)
+        cells = []
+        for n, x in configs:
+            rows = score(decode(ag, a.graph, path, x), spans, files)
+            w, e = sum(r[1] for r in rows), sum(r[2] for r in rows)
+            lw, le = sum(r[1] for r in rows if r[0] >= 30), sum(r[2] for r in rows if r[0] >= 30)
+            t = totals[n]
+            t[0] += w; t[1] += e; t[2] += lw; t[3] += le
+            cells.append(f"{100 * e / w:.1f} % ({e}/{w}), " + (f"{100 * le / lw:.1f} % ({le}/{lw})" if lw else "-"))
+        print(f"| {name} | {len(files)} ({late}) | {spans[-1][1]:.0f} | " + " | ".join(cells) + " |")
+        sys.stdout.flush()
+    cells = [f"{100 * t[1] / t[0]:.1f} % ({t[1]}/{t[0]}), " + (f"{100 * t[3] / t[2]:.1f} % ({t[3]}/{t[2]})" if t[2] else "-")
+             for t in totals.values()]
+    print("| (pooled) | | | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
