@@ -13,7 +13,6 @@ extension EchoCanceller {
     /// The filter starts over: it does not hold the echo until measured again.
     func startMeasuring() {
         holds = false
-        talkedOver = false
         holdWindow = HoldWindow()
         windowsHeld = 0
     }
@@ -50,6 +49,7 @@ extension EchoCanceller {
         windowsHeld = min(below, trebleBelow) >= holdERLE ? windowsHeld + 1 : 0
         guard windowsHeld >= 2 else { return nil }
         holds = true
+        interruptionsAtHold = gate.interruptionCount
         return min(below, trebleBelow)
     }
 

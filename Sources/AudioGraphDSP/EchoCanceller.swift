@@ -81,10 +81,9 @@ public final class EchoCanceller: AudioNode {
     let holdERLE: Double
     var holdWindow = HoldWindow()
     var windowsHeld = 0
-    /// Barge-ins seen on the gate, and whether one came while it held: the user talked over
-    /// the echo, which can leave the filter off it, so the next sound is measured again.
-    private var interruptionsSeen = 0
-    var talkedOver = false
+    /// The gate's barge-in count when the filter last came to hold: a higher count now means
+    /// the user talked over the echo it held, which can leave the filter off it.
+    var interruptionsAtHold = 0
     /// The last stage, per frequency (`coherence`), and how strongly; how strongly it takes
     /// out the echo past the filter's tail (`late-echo`), whose impulse response it is drawn
     /// from every half second (`impulse`, taps) while an echo may be there.
@@ -225,11 +224,6 @@ public final class EchoCanceller: AudioNode {
             if delay == 0 && guess > 0 { refLine.readPosition -= Double(guess) }
         }
         if estimator != nil { follow(mic, ref, &io) }
-        let interruptions = gate.interruptionCount
-        if interruptions != interruptionsSeen {
-            interruptionsSeen = interruptions
-            if holds { talkedOver = true }
-        }
         let sounds = ref.frameLength > 0 && Self.carriesSound(ref)
         if sounds {
             // Each answer (sound after a second of silence) is measured again before the
@@ -237,7 +231,10 @@ public final class EchoCanceller: AudioNode {
             // can leave the filter off its echo, and its own voice then interrupted the next.
             // After a barge-in, a quarter second of quiet is enough (the interrupting command
             // can end, and its answer start, within a second of the cancel earcon).
-            if holds && (quietSamples >= Int(rate) || talkedOver && quietSamples >= Int(rate / 4)) { startMeasuring() }
+            if holds && (quietSamples >= Int(rate)
+                         || quietSamples >= Int(rate / 4) && gate.interruptionCount != interruptionsAtHold) {
+                startMeasuring()
+            }
             quietSamples = 0
         } else {
             quietSamples = min(quietSamples + n, Int(rate))

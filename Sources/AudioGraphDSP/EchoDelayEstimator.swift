@@ -89,7 +89,8 @@ struct EchoDelayEstimator {
         // so does the first delay: the end earcon's echo under an answer's first quarter
         // second gave two agreeing ones at 0 ms for 118 ms in the reverberant room, and the
         // filter, placed there, held 10-20 dB less for the rest of the run.
-        if delay.map({ abs($0 - lag) > 8 }) ?? true, agreeing < 2 { return nil }
+        let confirmed = delay.map { abs($0 - lag) <= 8 } ?? false  // the delay in force, seen again
+        if !confirmed && agreeing < 2 { return nil }
         delay = lag
         return Double(lag) / 8000
     }
