@@ -17,17 +17,12 @@ import json, os, resource, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pulse_room import PulseRoom
+from bench_audio import flite
 
 bin_dir = sys.argv[1]
 exchanges = int(sys.argv[2]) if len(sys.argv) > 2 else 20
 ag = os.path.join(bin_dir, "audiograph")
 work = tempfile.mkdtemp(prefix="ag-assistant-bench-")
-
-
-def flite(text, path, voice="rms"):
-    raw = path + ".raw.wav"
-    subprocess.run(["flite", "-voice", voice, "-t", text, "-o", raw], check=True)
-    subprocess.run(["sox", raw, "-r", "16000", "-c", "1", "-b", "16", path], check=True)
 
 
 def silence(seconds, path):

@@ -32,34 +32,17 @@
 
 Usage: Tools/echo_bench.py BIN_DIR [N]
 """
-import json, math, os, resource, statistics, struct, subprocess, sys, tempfile, time, wave
+import json, math, os, resource, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pulse_room import PulseRoom
 from echo_scoring import in_order
+from bench_audio import ANSWER_TEXT, flite, samples, sox
 
 bin_dir = sys.argv[1]
 n_room = int(sys.argv[2]) if len(sys.argv) > 2 else 20
 ag = os.path.join(bin_dir, "audiograph")
 work = tempfile.mkdtemp(prefix="ag-echo-bench-")
-answer_text = ("Here is the weather for today. It will be sunny in the morning with clouds later on. "
-               "The high will be seventy two degrees and the low fifty five. Tomorrow looks much the same.")
-
-
-def sox(*args):
-    subprocess.run(["sox"] + list(args), check=True, stderr=subprocess.DEVNULL)
-
-
-def flite(text, path, voice="rms"):
-    raw = path + ".raw.wav"
-    subprocess.run(["flite", "-voice", voice, "-t", text, "-o", raw], check=True)
-    sox(raw, "-r", "16000", "-c", "1", "-b", "16", path)
-
-
-def samples(path):
-    w = wave.open(path)
-    d = w.readframes(w.getnframes())
-    return [x / 32768 for x in struct.unpack("<%dh" % (len(d) // 2), d)]
 
 
 def pct(xs, p):
@@ -74,7 +57,7 @@ def cpu_children():
 
 # 1. Offline.
 ref = os.path.join(work, "ref.wav")
-flite(answer_text, ref)
+flite(ANSWER_TEXT, ref)
 seconds = len(samples(ref)) / 16000
 
 

@@ -19,27 +19,20 @@ streams.
 
 Usage: Tools/echo_room_erle.py BIN_DIR [A]
 """
-import array, json, math, os, statistics, subprocess, sys, tempfile, threading, time, wave
+import json, math, os, statistics, subprocess, sys, tempfile, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pulse_room import PulseRoom
+from bench_audio import ANSWER_TEXT, flite, raw_samples, samples, sox
 
 bin_dir = sys.argv[1]
 answers = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 ag = os.path.join(bin_dir, "audiograph")
 work = tempfile.mkdtemp(prefix="ag-echo-room-")
-text = ("Here is the weather for today. It will be sunny in the morning with clouds later on. "
-        "The high will be seventy two degrees and the low fifty five. Tomorrow looks much the same.")
 RATE = 16000
 
-
-def sox(*args):
-    subprocess.run(["sox"] + list(args), check=True, stderr=subprocess.DEVNULL)
-
-
 one = os.path.join(work, "answer.wav")
-subprocess.run(["flite", "-voice", "rms", "-t", text, "-o", one + ".raw.wav"], check=True)
-sox(one + ".raw.wav", "-r", str(RATE), "-c", "1", "-b", "16", one)
+flite(ANSWER_TEXT, one)
 length = float(subprocess.run(["soxi", "-D", one], capture_output=True, text=True, check=True).stdout)
 period = length + 3
 # 2 s of silence first (the streams settle), then each answer and 3 s of silence.
@@ -48,18 +41,6 @@ spaced = os.path.join(work, "spaced.wav")
 sox(one, os.path.join(work, "one_padded.wav"), "pad", "0", "3")
 sox(*([os.path.join(work, "lead.wav")] + [os.path.join(work, "one_padded.wav")] * answers + [spaced]))
 total = 2 + answers * period
-
-
-def read(path):
-    w = wave.open(path)
-    assert w.getframerate() == RATE and w.getnchannels() == 1 and w.getsampwidth() == 2, path
-    a = array.array("h", w.readframes(w.getnframes()))
-    return [x / 32768 for x in a]
-
-
-def read_raw(path):
-    a = array.array("h", open(path, "rb").read())
-    return [x / 32768 for x in a]
 
 
 def energies(x, start, end, w=RATE // 2):
@@ -86,13 +67,18 @@ def erle(mic, out):
     return statistics.mean(late), statistics.mean(early)
 
 
+def cpu_seconds(pid):
+    """User and system CPU of process `pid` so far (all its threads), in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        s = f.read().rsplit(")", 1)[1].split()
+    return (int(s[11]) + int(s[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def daemon_cpu(room):
     pid = subprocess.run(["pgrep", "-f", f"pulseaudio.*{room.dir}/native"], capture_output=True, text=True).stdout.split()
     if not pid:  # PipeWire: its pulse server
         pid = subprocess.run(["pgrep", "-x", "pipewire-pulse"], capture_output=True, text=True).stdout.split()
-    with open(f"/proc/{pid[0]}/stat") as f:
-        s = f.read().rsplit(")", 1)[1].split()
-    return (int(s[11]) + int(s[12])) / os.sysconf("SC_CLK_TCK")
+    return cpu_seconds(pid[0])
 
 
 def silence_to_pipe(room, seconds):
@@ -118,16 +104,14 @@ def node_run(params, kind="echo-canceller"):
     with PulseRoom(work, (), "room") as room:
         run = subprocess.Popen([ag, "run", graph], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=room.env)
         silence_to_pipe(room, total + 1)
-        with open(f"/proc/{run.pid}/stat") as f:
-            s = f.read().rsplit(")", 1)[1].split()
-        cpu = (int(s[11]) + int(s[12])) / os.sysconf("SC_CLK_TCK")
+        cpu = cpu_seconds(run.pid)
         run.send_signal(2)
         _, err = run.communicate()
         if run.returncode != 0:
             sys.exit(f"echo_room_erle: the node's run failed ({run.returncode}): {err.decode()[-400:]}")
     if kind != "echo-canceller":
         return None, None, cpu
-    late, early = erle(read(mic_wav), read(out_wav))
+    late, early = erle(samples(mic_wav), samples(out_wav))
     return late, early, cpu
 
 
@@ -141,8 +125,9 @@ def module_run(method, args=()):
     mic_raw, out_raw = os.path.join(work, "mod_in.raw"), os.path.join(work, "mod_out.raw")
     with PulseRoom(work, modules, "room") as room:
         fmt = ["--format=s16le", f"--rate={RATE}", "--channels=1", "--latency-msec=20", "--raw"]
-        recs = [subprocess.Popen(["parec", "-d", d] + fmt, stdout=open(p, "wb"), env=room.env)
-                for d, p in [("agtest_room.monitor", mic_raw), (source, out_raw)]]
+        files = [open(p, "wb") for p in (mic_raw, out_raw)]
+        recs = [subprocess.Popen(["parec", "-d", d] + fmt, stdout=f, env=room.env)
+                for d, f in zip(("agtest_room.monitor", source), files)]
         time.sleep(0.5)
         c0 = daemon_cpu(room)
         pipe = threading.Thread(target=silence_to_pipe, args=(room, total + 1))
@@ -150,12 +135,13 @@ def module_run(method, args=()):
         subprocess.run(["paplay", "-d", sink, spaced], check=True, env=room.env)
         pipe.join()
         cpu = daemon_cpu(room) - c0
-        for r in recs:
+        for r, f in zip(recs, files):
             r.send_signal(2)
             r.wait()
+            f.close()
     if not method:
         return None, None, cpu
-    late, early = erle(read_raw(mic_raw), read_raw(out_raw))
+    late, early = erle(raw_samples(mic_raw), raw_samples(out_raw))
     return late, early, cpu
 
 

@@ -83,6 +83,11 @@ def decode(ag, graph, path, extra):
     return [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{") and '"final"' in l]
 
 
+def cell(t):
+    """`[words, errors, words after 30 s, errors after 30 s]` as "WER (e/w), WER after 30 s"."""
+    return f"{100 * t[1] / t[0]:.1f} % ({t[1]}/{t[0]}), " + (f"{100 * t[3] / t[2]:.1f} % ({t[3]}/{t[2]})" if t[2] else "-")
+
+
 def score(finals, spans, files):
     """Per recording: (start, words in its transcript, errors)."""
     hyps = [[] for _ in spans]
@@ -126,16 +131,13 @@ def main():
         cells = []
         for n, x in configs:
             rows = score(decode(ag, a.graph, path, x), spans, files)
-            w, e = sum(r[1] for r in rows), sum(r[2] for r in rows)
-            lw, le = sum(r[1] for r in rows if r[0] >= 30), sum(r[2] for r in rows if r[0] >= 30)
-            t = totals[n]
-            t[0] += w; t[1] += e; t[2] += lw; t[3] += le
-            cells.append(f"{100 * e / w:.1f} % ({e}/{w}), " + (f"{100 * le / lw:.1f} % ({le}/{lw})" if lw else "-"))
+            t = [sum(r[1] for r in rows), sum(r[2] for r in rows),
+                 sum(r[1] for r in rows if r[0] >= 30), sum(r[2] for r in rows if r[0] >= 30)]
+            totals[n] = [x + y for x, y in zip(totals[n], t)]
+            cells.append(cell(t))
         print(f"| {name} | {len(files)} ({late}) | {spans[-1][1]:.0f} | " + " | ".join(cells) + " |")
         sys.stdout.flush()
-    cells = [f"{100 * t[1] / t[0]:.1f} % ({t[1]}/{t[0]}), " + (f"{100 * t[3] / t[2]:.1f} % ({t[3]}/{t[2]})" if t[2] else "-")
-             for t in totals.values()]
-    print("| (pooled) | | | " + " | ".join(cells) + " |")
+    print("| (pooled) | | | " + " | ".join(cell(t) for t in totals.values()) + " |")
 
 
 if __name__ == "__main__":

@@ -13,10 +13,10 @@ WER over all recordings and over those starting 30 s or more into the session.
 
 Usage: Tools/session_cache_trial.py BIN_DIR [CONF]
 """
-import json, os, subprocess, sys, tempfile
+import os, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session_adaptation import ROOT, GAP, sessions, duration
+from session_adaptation import ROOT, GAP, cell, decode, duration, sessions
 from transcripts import normalize, errors
 
 ag = os.path.join(sys.argv[1], "audiograph")
@@ -26,11 +26,7 @@ work = tempfile.mkdtemp(prefix="ag-cache-")
 
 
 def finals(path, vocabulary=None):
-    extra = ["--set", f"asr.vocabulary={vocabulary}"] if vocabulary else []
-    r = subprocess.run([ag, "run", graph, "--source", path, "--json"] + extra, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"session_cache_trial: {path}: audiograph failed ({r.returncode}): {r.stderr[-400:]}")
-    return [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{") and '"final"' in l]
+    return decode(ag, graph, path, ["--set", f"asr.vocabulary={vocabulary}"] if vocabulary else [])
 
 
 def phrases(fs):
@@ -49,10 +45,6 @@ def phrases(fs):
             else:
                 run += normalize(w["word"])
     return out
-
-
-def wer(t):
-    return f"{100 * t[1] / t[0]:.1f} % ({t[1]}/{t[0]}), " + (f"{100 * t[3] / t[2]:.1f} % ({t[3]}/{t[2]})" if t[2] else "-")
 
 
 print(f"## A cache of the session's finals (confidence >= {conf}) as vocabulary phrases\n")
@@ -79,6 +71,6 @@ for name, files in sessions().items():
                     tot[2] += len(ref); tot[3] += e
         seen += phrases(cached)
         t += duration(path) + GAP
-    print(f"| {name} | {wer(row['without'])} | {wer(row['with'])} |")
+    print(f"| {name} | {cell(row['without'])} | {cell(row['with'])} |")
     sys.stdout.flush()
-print(f"| (pooled) | {wer(pooled['without'])} | {wer(pooled['with'])} |")
+print(f"| (pooled) | {cell(pooled['without'])} | {cell(pooled['with'])} |")
