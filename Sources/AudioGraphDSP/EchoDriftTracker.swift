@@ -8,8 +8,11 @@
 /// second at 16 kHz, and an adaptive filter that must chase it loses most of what it cancels
 /// (speexdsp's filter, 33 dB of echo return loss enhancement without drift, 19 dB at 50 ppm).
 /// A delay off the line is left out (a correlation peak of the voice's own periodicity, 10
-/// samples off, pulled the line by a sample); two in a row that agree mean the delay jumped (a
-/// sound server's latency changing) and start the line over.
+/// samples off, pulled the line by a sample); three in a row that agree mean the delay jumped (a
+/// sound server's latency changing) and start the line over. Two are not enough: a
+/// reverberant room's early reflection, 9 samples after the echo, was the strongest peak twice
+/// in a row, and the line drawn from it slewed a held echo by 7 samples in a second (the
+/// filter lost 20 dB, and the assistant's own voice interrupted it).
 /// Times and delays in samples of the node's rate. Allocation-free once made.
 struct EchoDriftTracker {
     static let capacity = 64
@@ -18,10 +21,14 @@ struct EchoDriftTracker {
     let minimumSpan: Double
     let recentSpan: Double
     /// A delay further than this from the line (samples: 0.1 ms, plus 5 ppm of the time since
-    /// the last point, or 2000 ppm before there is a line) is left out, unless the next one
-    /// agrees with it: then the delay has jumped and the line starts over from the two.
+    /// the last point, or 2000 ppm before there is a line) is left out, unless the next two
+    /// agree with it: then the delay has jumped and the line starts over from them.
     let outlier: Double
+    /// The first of the delays off the line in a row that agree with it, and how many agree.
     private var offLine: (time: Double, delay: Double)?
+    private var offLineAgreeing = 0
+    /// Delays off the line, in a row and agreeing, that start it over.
+    static let agreeingToRestart = 3
     private var times = [Double](repeating: 0, count: capacity)
     private var delays = [Double](repeating: 0, count: capacity)
     private var head = 0, count = 0
@@ -49,13 +56,19 @@ struct EchoDriftTracker {
             let expected = self.delay(at: time) ?? delays[last]
             let tolerance = outlier + since * (slope == nil ? 0.002 : 5e-6)
             if abs(delay - expected) > tolerance {
-                defer { offLine = (time, delay) }
-                guard let o = offLine, abs(o.delay - delay) <= outlier + (time - o.time) * 0.002 else { return }
+                guard let o = offLine, abs(o.delay - delay) <= outlier + (time - o.time) * 0.002 else {
+                    offLine = (time, delay)
+                    offLineAgreeing = 1
+                    return
+                }
+                offLineAgreeing += 1
+                guard offLineAgreeing >= Self.agreeingToRestart else { return }
                 reset()
                 append(time: o.time, delay: o.delay)
             }
         }
         offLine = nil
+        offLineAgreeing = 0
         append(time: time, delay: delay)
         fit()
     }
@@ -71,6 +84,7 @@ struct EchoDriftTracker {
         count = 0
         slope = nil
         offLine = nil
+        offLineAgreeing = 0
     }
 
     private mutating func fit() {
