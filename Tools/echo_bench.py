@@ -22,7 +22,8 @@
    alone). AG_ROOM_LATENCY_MS sets the drifting room's loop latency (Tools/pulse-daemon);
    AG_ROOM_ECHO_LATENCY_MS puts the reverberant room's echo through a loopback of that latency.
    AG_ECHO_ROOMS_ONLY=1 leaves the offline tables empty; AG_ECHO_SET="node.param=value ..." tries --set assignments on the node's rows; AG_ECHO_ONLY_DB=-10 (or 0) runs only that level's interrupted script; AG_ECHO_EVENTS=DIR keeps each room
-   run's events. Each row is followed by what went wrong with each interrupted answer that
+   run's events and what its user said; AG_ECHO_GRAPH=FILE runs the node's rows on another graph
+   (a variant, e.g. with wav-sink taps). Each row is followed by what went wrong with each interrupted answer that
    missed, and by each answer to an interruption that its own voice stopped (an HTML comment
    each).
    Then, with the offline tables, ERLE and CPU in the drifting room, the node beside
@@ -181,8 +182,11 @@ def room_run(graph, user_raw, extra, modules=(), kind="room"):
         es = room.events([ag, "run", graph, "--json", "--set", "tts.reply=hello computer, you asked: {text}"] + extra, user)
         if os.environ.get("AG_ECHO_EVENTS"):  # every run's events kept, for a closer look
             os.makedirs(os.environ["AG_ECHO_EVENTS"], exist_ok=True)
-            with open(os.path.join(os.environ["AG_ECHO_EVENTS"], f"{kind}-{time.time():.0f}.jsonl"), "w") as f:
+            stem = os.path.join(os.environ["AG_ECHO_EVENTS"], f"{kind}-{time.time():.0f}")
+            with open(stem + ".jsonl", "w") as f:
                 f.writelines(json.dumps(e) + "\n" for e in es)
+            with open(stem + ".user.raw", "wb") as f:  # what the user said (16 kHz s16 mono)
+                f.write(user_raw)
         return es
 
 
@@ -300,14 +304,16 @@ print()
 sys.stdout.flush()
 
 # (name, graph, --set arguments, modules loaded in the room, Tools/pulse-daemon's room kind)
+# AG_ECHO_GRAPH=FILE: the node's rows run that graph instead (a variant, e.g. with wav-sink taps).
+node_graph = os.environ.get("AG_ECHO_GRAPH", "graphs/assistant-barge-in.json")
 cancellers = [
-    ("echo-canceller node (graphs/assistant-barge-in.json)", "graphs/assistant-barge-in.json",
+    ("echo-canceller node (graphs/assistant-barge-in.json)", node_graph,
      ["--set", "mic.device=agtest_room.monitor", "--set", "speaker.device=agtest_sink"], [], "room"),
-    ("the same, drift-free room (the microphone is the speaker's own monitor)", "graphs/assistant-barge-in.json",
+    ("the same, drift-free room (the microphone is the speaker's own monitor)", node_graph,
      ["--set", "mic.device=agtest_sink.monitor", "--set", "speaker.device=agtest_sink"], [], "drift-free-room"),
     ("the same, reverberant room (a 6 m room, 0.4 s: gverb in the daemon, "
      + (f"its echo through a {os.environ['AG_ROOM_ECHO_LATENCY_MS']} ms loopback, drifting)" if os.environ.get("AG_ROOM_ECHO_LATENCY_MS")
-        else "drift-free)"), "graphs/assistant-barge-in.json",
+        else "drift-free)"), node_graph,
      ["--set", "mic.device=agtest_room.monitor", "--set", "speaker.device=agtest_reverb"], [], "reverb-room"),
 ]
 # AG_ECHO_SET="vad.background=15 aec.hold=20": --set assignments for the node's rows (a trial).

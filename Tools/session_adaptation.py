@@ -88,8 +88,8 @@ def cell(t):
     return f"{100 * t[1] / t[0]:.1f} % ({t[1]}/{t[0]}), " + (f"{100 * t[3] / t[2]:.1f} % ({t[3]}/{t[2]})" if t[2] else "-")
 
 
-def score(finals, spans, files):
-    """Per recording: (start, words in its transcript, errors)."""
+def assign(finals, spans):
+    """Each recording's recognised words (normalised), in order."""
     hyps = [[] for _ in spans]
     for f in finals:
         # Word by word (a final can run across the pause between two recordings): each word
@@ -100,6 +100,12 @@ def score(finals, spans, files):
             m = (w["start"] + w["end"]) / 2
             k = min(range(len(spans)), key=lambda i: 0 if spans[i][0] <= m <= spans[i][1] else min(abs(m - spans[i][0]), abs(m - spans[i][1])))
             hyps[k] += normalize(w["word"])
+    return hyps
+
+
+def score(finals, spans, files):
+    """Per recording: (start, words in its transcript, errors)."""
+    hyps = assign(finals, spans)
     rows = []
     for (start, _), h, (_, ref) in zip(spans, hyps, files):
         r = normalize(ref)
