@@ -63,16 +63,18 @@ def join(files, work, name):
     """The session's file and each recording's (start, end) in it."""
     parts, spans, t = [], [], 0.0
     gap = os.path.join(work, "gap.wav")
-    subprocess.run(["sox", "-n", "-r", "16000", "-c", "1", "-b", "16", gap, "trim", "0", str(GAP)], check=True)
+    # No dither (-D) anywhere: sox's is random, and made each run's session a different file
+    # (its silence too), so the same build gave 221-226 errors after 30 s run to run.
+    subprocess.run(["sox", "-D", "-n", "-r", "16000", "-c", "1", "-b", "16", gap, "trim", "0", str(GAP)], check=True)
     for k, (path, _) in enumerate(files):
         p = os.path.join(work, f"{name}-{k}.wav")
-        subprocess.run(["sox", path, "-r", "16000", "-c", "1", "-b", "16", p], check=True, stderr=subprocess.DEVNULL)
+        subprocess.run(["sox", "-D", path, "-r", "16000", "-c", "1", "-b", "16", p], check=True, stderr=subprocess.DEVNULL)
         d = duration(p)
         spans.append((t, t + d))
         parts += [p, gap]
         t += d + GAP
     out = os.path.join(work, f"{name}.wav")
-    subprocess.run(["sox"] + parts + [out], check=True)
+    subprocess.run(["sox", "-D"] + parts + [out], check=True)
     return out, spans
 
 

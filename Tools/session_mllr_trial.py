@@ -102,18 +102,17 @@ def adaptable_model(work):
 
 def adapted_model(model, wavs, texts, work, bias_only=False):
     """The model with its means moved by an MLLR transform estimated from `wavs` (paths) and
-    `texts` (word lists), or None when no utterance could be aligned. `bias_only`: the
+    `texts` (word lists), and how many recordings it came from; None when none could be
+    aligned (each needs every word in the dictionary). `bias_only`: the
     transform's shift alone (a mean offset per feature, 39 numbers instead of 546)."""
     vocab = {l.split()[0] for l in open(DICT) if l.strip()}
     utts = [(w, t) for w, t in zip(wavs, texts) if t and all(x in vocab for x in t)]
     if not utts:
         return None
     d = tempfile.mkdtemp(dir=work)
-    ids = []
     with open(os.path.join(d, "fileids"), "w") as ctl, open(os.path.join(d, "transcription"), "w") as lsn:
         for k, (w, t) in enumerate(utts):
             shutil.copy(w, os.path.join(d, f"u{k}.wav"))
-            ids.append(f"u{k}")
             ctl.write(f"u{k}\n")
             lsn.write(f"<s> {' '.join(t)} </s> (u{k})\n")
     run(["sphinx_fe", "-argfile", os.path.join(model, "feat.params"), "-samprate", "16000", "-c", "fileids",
