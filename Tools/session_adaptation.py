@@ -64,7 +64,7 @@ def join(files, work, name):
     parts, spans, t = [], [], 0.0
     gap = os.path.join(work, "gap.wav")
     # No dither (-D) anywhere: sox's is random, and made each run's session a different file
-    # (its silence too), so the same build gave 221-226 errors after 30 s run to run.
+    # (its silence too), so the same build gave 220-226 errors after 30 s run to run.
     subprocess.run(["sox", "-D", "-n", "-r", "16000", "-c", "1", "-b", "16", gap, "trim", "0", str(GAP)], check=True)
     for k, (path, _) in enumerate(files):
         p = os.path.join(work, f"{name}-{k}.wav")
