@@ -90,6 +90,12 @@ def cell(t):
     return f"{100 * t[1] / t[0]:.1f} % ({t[1]}/{t[0]}), " + (f"{100 * t[3] / t[2]:.1f} % ({t[3]}/{t[2]})" if t[2] else "-")
 
 
+def tally(rows, after=30):
+    """`[words, errors, words after `after` s, errors after it]` of `score`'s rows."""
+    return [sum(r[1] for r in rows), sum(r[2] for r in rows),
+            sum(r[1] for r in rows if r[0] >= after), sum(r[2] for r in rows if r[0] >= after)]
+
+
 def assign(finals, spans):
     """Each recording's recognised words (normalised), in order."""
     hyps = [[] for _ in spans]
@@ -139,8 +145,7 @@ def main():
         cells = []
         for n, x in configs:
             rows = score(decode(ag, a.graph, path, x), spans, files)
-            t = [sum(r[1] for r in rows), sum(r[2] for r in rows),
-                 sum(r[1] for r in rows if r[0] >= 30), sum(r[2] for r in rows if r[0] >= 30)]
+            t = tally(rows)
             totals[n] = [x + y for x, y in zip(totals[n], t)]
             cells.append(cell(t))
         print(f"| {name} | {len(files)} ({late}) | {spans[-1][1]:.0f} | " + " | ".join(cells) + " |")

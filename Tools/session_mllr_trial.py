@@ -26,7 +26,7 @@ import os, shutil, struct, subprocess, sys, tempfile
 import numpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from session_adaptation import ROOT, SHARED, assign, cell, decode, join, score, sessions
+from session_adaptation import ROOT, SHARED, assign, cell, decode, join, score, sessions, tally
 from transcripts import normalize
 
 HMM = "/usr/share/pocketsphinx/model/en-us/en-us"
@@ -174,9 +174,7 @@ def main():
                 used.append(str(adapted[1]) if adapted else "0")
                 # Nothing to align: the session goes on unadapted.
                 finals = decode(ag, graph, path, ["--set", f"asr.hmm={adapted[0]}"]) if adapted else base
-            rows = score(finals, spans, files)
-            t = [sum(r[1] for r in rows), sum(r[2] for r in rows),
-                 sum(r[1] for r in rows if r[0] >= window), sum(r[2] for r in rows if r[0] >= window)]
+            t = tally(score(finals, spans, files), window)
             totals[kind] = [x + y for x, y in zip(totals[kind], t)]
             cells.append(cell(t))
         print(f"| {name} | {len(early)} ({'/'.join(used)} aligned) | " + " | ".join(cells) + " |")
