@@ -57,6 +57,7 @@ final class PocketSphinxDecoder {
         case .grammar(let g): args += ["-jsgf", g]
         case .keyphrase(let k, let t): args += ["-keyphrase", k, "-kws_threshold", String(t)]
         }
+        args = tunedArguments(args)
         var cargs: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) }
         defer { for p in cargs { free(p) } }
         guard let cfg = cargs.withUnsafeMutableBufferPointer({

@@ -12,11 +12,11 @@ extension UtteranceDecoder {
         /// decoder wants some silence first. The whole-utterance pass, which measures its
         /// cepstral mean over the utterance, wants more than the live pass, which is
         /// normalised by the carried-over mean.
-        static let wholeLeadIn = 0.3
-        static let liveLeadIn = 0.2
+        static let wholeLeadIn = tuned("wholeLeadIn", 0.3)
+        static let liveLeadIn = tuned("liveLeadIn", 0.2)
         /// Silence decoded after a `speech-end`, on top of the vad's hangover, before a part
         /// closes (s): speech the vad confirms within it continues the part.
-        static let trailingSeconds = 0.3
+        static let trailingSeconds = tuned("trailingSeconds", 0.3)
         /// How far back a tentative part started at an utterance end begins, before its
         /// lead-in (s): the vad back-dates an onset over up to this much of the weak frames
         /// before it.
