@@ -11,7 +11,7 @@ in-sample best value makes worse by more than a point.
 
 The constants that are not parameters are set through a build made for measuring them
 (`-Xswiftc -DAG_TUNING_OVERRIDES`, in .build/tuning; `AG_TUNE_<name>` and `AG_TUNE_PS`, see
-Sources/AudioGraphSpeech/TuningOverride.swift). Results: Sources/AudioGraphSpeech/TUNING.md.
+Sources/AudioGraphDSP/TuningOverride.swift). Results: Sources/AudioGraphSpeech/TUNING.md.
 
   python3 Tools/decoder_loso.py [--jobs N] [--graph G]
 About 12 minutes on 2 cores. Needs ../shared/corpus (skips without it).

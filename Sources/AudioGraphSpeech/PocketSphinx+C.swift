@@ -1,3 +1,4 @@
+import AudioGraphDSP
 import AudioGraphCore
 import CPocketSphinx
 import CPocketSphinxSupport

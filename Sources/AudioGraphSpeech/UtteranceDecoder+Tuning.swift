@@ -1,3 +1,5 @@
+import AudioGraphDSP
+
 /// The utterance decoder's tuning constants, in one place. Each says what it does; how it
 /// was chosen and on what it was measured is in TUNING.md beside this file.
 extension UtteranceDecoder {

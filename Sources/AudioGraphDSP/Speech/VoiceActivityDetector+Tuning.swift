@@ -34,7 +34,7 @@ extension VoiceActivityDetector {
         /// A frame whose signal (sound above the noise) is below this is not speech, whatever
         /// the model's memory of the frames before says: a click or a word's abrupt end does
         /// not linger.
-        static let presence: Float = 0.1
+        static let presence: Float = tuned("presence", 0.1 as Float)
 
         // MARK: segmentation (SpeechSegmenter)
 
@@ -44,14 +44,14 @@ extension VoiceActivityDetector {
         static let scoreNew: Float = 0.4
         /// The start threshold at sensitivity s is `onBase - onSlope * s`; speech ends below
         /// `offFraction` of it.
-        static let onBase = 1.3
+        static let onBase = tuned("onBase", 1.3)
         static let onSlope = 0.8
-        static let offFraction: Float = 0.6
+        static let offFraction: Float = tuned("offFraction", 0.6 as Float)
         /// Slope of the logistic that turns the score into a probability around the threshold.
         static let probabilitySlope: Float = 3
         /// A word's last frame has evidence this far above the start threshold (log-odds
         /// about 1.2 at the default sensitivity); sound above the noise after it is its tail.
-        static let tailMargin: Float = 0.3
+        static let tailMargin: Float = tuned("tailMargin", 0.3 as Float)
         /// 4-8 kHz power over its noise (6 dB) that lets a frame lead into an onset.
         static let fricativeRatio: Float = 4
         /// While the noise estimate is young (its first `youngNoiseFrames` measured frames),
@@ -64,8 +64,8 @@ extension VoiceActivityDetector {
         /// estimate still learning, and a hum's harmonics below 400 Hz would make any of them
         /// look periodic.
         static let youngNoiseFrames = 200
-        static let voicedHarmonicity: Float = 0.4
-        static let voicedLowShare: Float = 0.3
+        static let voicedHarmonicity: Float = tuned("voicedHarmonicity", 0.4 as Float)
+        static let voicedLowShare: Float = tuned("voicedLowShare", 0.3 as Float)
         static let voicedFramesToStart = 1
         /// Most frames an onset is back-dated over the weaker frames that lead into it.
         static let leadInFrames: Int64 = 20
