@@ -13,8 +13,6 @@ AUC / ECE: pooled, mfa, promo, wenet, and the worst source of those with 20 word
 Needs ../shared/corpus and corpus-more, sox and sphinx_fe (apt-get install sphinxbase-utils),
 numpy; about 4 minutes. Results: docs/confidences.md.
 """
-import importlib.machinery
-import importlib.util
 import os
 import shutil
 import struct
@@ -26,17 +24,10 @@ from collections import defaultdict
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "Tools"))
+from loso import confidence_tool  # noqa: E402
+
 MODEL = "/usr/share/pocketsphinx/model/en-us/en-us/"
-
-
-def confidence_tool():
-    """Tools/confidence as a module (its corpus reader, fitting and measures)."""
-    sys.path.insert(0, os.path.join(ROOT, "Tools"))
-    loader = importlib.machinery.SourceFileLoader("confidence_tool", os.path.join(ROOT, "Tools", "confidence"))
-    spec = importlib.util.spec_from_loader("confidence_tool", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
 
 
 def gaussians(path):

@@ -17,8 +17,6 @@ Sources/AudioGraphDSP/TuningOverride.swift). Results: Sources/AudioGraphSpeech/T
 About 12 minutes on 2 cores. Needs ../shared/corpus (skips without it).
 """
 import argparse
-import importlib.machinery
-import importlib.util
 import json
 import os
 import subprocess
@@ -27,6 +25,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Tools"))
+from loso import choose, confidence_tool, folds, override_binary  # noqa: E402
 from transcripts import align, normalize  # noqa: E402
 
 # (constant, shipped value, [(value, environment, --set)]): one row of the table each.
@@ -45,11 +44,7 @@ GRID = [
 
 def sources():
     """(path, transcript, source) of every transcribed recording, as `Tools/confidence loso` groups them."""
-    loader = importlib.machinery.SourceFileLoader("confidence_tool", os.path.join(ROOT, "Tools", "confidence"))
-    spec = importlib.util.spec_from_loader("confidence_tool", loader)
-    tool = importlib.util.module_from_spec(spec)
-    loader.exec_module(tool)
-    return [(os.path.join(folder, e["file"]), e["transcript"], group) for folder, e, group in tool.sources()]
+    return [(os.path.join(folder, e["file"]), e["transcript"], group) for folder, e, group in confidence_tool().sources()]
 
 
 def errors_per_source(binary, graph, items, env, sets, jobs, work):
@@ -82,10 +77,7 @@ def main():
     if not os.path.isdir(os.path.join(ROOT, "..", "shared", "corpus")):
         print("skipped: needs ../shared/corpus")
         return
-    scratch = os.path.join(ROOT, ".build", "tuning")
-    subprocess.run(["swift", "build", "-c", "release", "--product", "audiograph", "--scratch-path", scratch,
-                    "-Xswiftc", "-DAG_TUNING_OVERRIDES"], cwd=ROOT, check=True, capture_output=True)
-    binary = os.path.join(scratch, "release", "audiograph")
+    binary = override_binary()
     items = sources()
     work = tempfile.mkdtemp(prefix="ag-decoder-loso-")
     shipped = errors_per_source(binary, a.graph, items, {}, [], a.jobs, work)
@@ -101,25 +93,15 @@ def main():
         runs = {value: shipped}
         for v, env, sets in variants:
             runs[v] = errors_per_source(binary, a.graph, items, env, sets, a.jobs, work)
-        chosen, errs = {}, 0
-        for g in groups:
-            chosen[g] = min(runs, key=lambda v: (total(runs[v], g), v != value))
-            errs += runs[chosen[g]][g][0]
+        chosen = choose(runs, groups, value, lambda run, left_out: -total(run, left_out))
+        errs = sum(runs[chosen[g]][g][0] for g in groups)
         worst = max((g for g in groups if shipped[g][1] >= 20), key=lambda g: runs[chosen[g]][g][0] / shipped[g][1])
         best = min(runs, key=lambda v: (total(runs[v]), v != value))
         worse = [f"{g} +{wer(runs[best][g][0] - shipped[g][0], g):.1f}" for g in groups
                  if wer(runs[best][g][0] - shipped[g][0], g) > 1]
-        folds = []
-        for v in runs:
-            took = [g for g in groups if chosen[g] == v]
-            if v == value or not took:
-                continue
-            rest = [g for g in groups if g not in took]
-            folds.append(f"{v}: {len(took)} ({'all but ' + ', '.join(rest) if len(took) > len(groups) / 2 else ', '.join(took)})"
-                         if rest else f"{v}: all {len(took)}")
         tried = ", ".join(f"{v}: {wer(total(r)):.1f} %" for v, r in runs.items())
         print(f"| {name} | {value} | {tried} | {wer(errs):.1f} % | {worst} {wer(runs[chosen[worst]][worst][0], worst):.1f} % | "
-              f"{'; '.join(folds) or 'none'} | {', '.join(worse) or 'none'} |", flush=True)
+              f"{folds(chosen, groups, value)} | {', '.join(worse) or 'none'} |", flush=True)
 
 
 if __name__ == "__main__":

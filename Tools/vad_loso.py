@@ -22,7 +22,6 @@ About 8 minutes on 2 cores. Needs ../shared/bench's virtualenv (/tmp/benchvenv:
 """
 import collections
 import os
-import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -36,6 +35,7 @@ sys.path.insert(0, os.path.join(SHARED, "bench"))
 sys.path.insert(0, os.path.join(ROOT, "Tools"))
 import common  # noqa: E402
 import vad_peers  # noqa: E402
+from loso import choose, folds, override_binary  # noqa: E402
 from vad_sources import items, source_of  # noqa: E402
 
 # (constant, shipped value, [(value, environment, --set)]).
@@ -58,10 +58,7 @@ def main():
     if not os.path.isdir(os.path.join(SHARED, "corpus")):
         print("skipped: needs ../shared/corpus")
         return
-    scratch = os.path.join(ROOT, ".build", "tuning")
-    subprocess.run(["swift", "build", "-c", "release", "--product", "audiograph", "--scratch-path", scratch,
-                    "-Xswiftc", "-DAG_TUNING_OVERRIDES"], cwd=ROOT, check=True, capture_output=True)
-    binary = os.path.join(scratch, "release", "audiograph")
+    binary = override_binary()
     speech, noises = items()
     truth = []
     for it in speech:
@@ -85,21 +82,14 @@ def main():
 
     def measure(env, sets):
         """Per source the frame counts [tp, fp, fn, tn], and the speech starts in the scenes."""
+        # The peer harness runs a shell command: the constants go in as its environment.
+        assignments = "".join(f"{k}={v} " for k, v in env.items())
         extra = " ".join(f"--set {s}" for s in sets)
-        peer = vad_peers.cmd_peer(f"{binary} run {os.path.join(SHARED, 'bench', 'graphs', 'vad.json')} "
+        peer = vad_peers.cmd_peer(f"{assignments}{binary} run {os.path.join(SHARED, 'bench', 'graphs', 'vad.json')} "
                                   f"--set src.path={{in}} {extra} --json")
-        saved = {k: os.environ.get(k) for k in env}
-        os.environ.update(env)
-        try:
-            with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-                segments = list(pool.map(lambda t: peer(t[1], t[3])[0], truth))
-                starts = sum(len(s) for s in pool.map(lambda p: peer(p, 6.0)[0], scenes))
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+        with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+            segments = list(pool.map(lambda t: peer(t[1], t[3])[0], truth))
+            starts = sum(len(s) for s in pool.map(lambda p: peer(p, 6.0)[0], scenes))
         per = collections.defaultdict(lambda: np.zeros(4))
         for (group, _, regions, duration), segs in zip(truth, segments):
             score = vad_peers.Score()
@@ -118,23 +108,13 @@ def main():
         runs = {value: shipped}
         for v, env, sets in variants:
             runs[v] = measure(env, sets)
-        chosen = {g: max(runs, key=lambda v: (round(pooled(runs[v], g), 2), v == value)) for g in groups}
+        chosen = choose(runs, groups, value, lambda run, left_out: round(pooled(run, left_out), 2))
         counts = sum(runs[chosen[g]][0][g] for g in groups)
         per = {g: f1(runs[chosen[g]][0][g]) for g in groups}
         # The worst of the sources with 5 s of speech or more (a few words say little).
         worst = min((g for g in groups if shipped[0][g][0] + shipped[0][g][2] >= 500), key=per.get)
-        others = collections.defaultdict(list)
-        for g, v in chosen.items():
-            if v != value:
-                others[v].append(g)
-        def fold(v, gs):
-            rest = [g for g in groups if g not in gs]
-            if not rest:
-                return f"{v}: all {len(gs)}"
-            return f"{v}: {len(gs)} ({', '.join(gs) if len(gs) <= len(groups) / 2 else 'all but ' + ', '.join(rest)})"
-        folds = "; ".join(fold(v, gs) for v, gs in others.items()) or "none"
         tried = ", ".join(f"{v}: {pooled(r):.1f} % ({r[1]})" for v, r in runs.items())
-        print(f"| {name} | {value} | {tried} | {f1(counts):.1f} % | {worst} {per[worst]:.1f} % | {folds} |", flush=True)
+        print(f"| {name} | {value} | {tried} | {f1(counts):.1f} % | {worst} {per[worst]:.1f} % | {folds(chosen, groups, value)} |", flush=True)
 
 
 if __name__ == "__main__":
