@@ -1,5 +1,5 @@
-import AudioGraphDSP
 import AudioGraphCore
+import AudioGraphDSP
 import CPocketSphinx
 import CPocketSphinxSupport
 import Foundation
