@@ -6,7 +6,11 @@ import Foundation
 /// A logistic regression over measures that predict errors: the word's posterior in the
 /// lattice, whether the lattice's best reading keeps the word when the language model counts
 /// for less or for more (and keeps its neighbours when it counts for more), how well its frames fit the acoustic model beside the rest of the
-/// utterance, its language-model score and back-off, and its length. The weights are fitted
+/// utterance, its language-model score and back-off, its length, and how voiced its whole
+/// result sounds (`VoicingTrack`: the acoustic model was trained on modal read speech, and
+/// words recognised in whispered, creaky or breathy speech are wrong more often than the
+/// decoder's own scores say). The result's voicing is known once the result is whole, so
+/// `voiced` sets it, and the confidences it moves, after the utterance's last part. The weights are fitted
 /// offline by `Tools/confidence fit` on words of the dictation graph's results aligned to
 /// reference transcripts; `Tools/confidence report` measures them on files the weights were
 /// not fitted on (README, "Confidences").
@@ -35,18 +39,39 @@ package enum ConfidenceModel {
         var phones: Int
     }
 
+    /// A result's voicing until `voiced` sets it, and where its audio is no longer held: a
+    /// typical result's.
+    static let typicalVoicing = 0.85
+
     /// Names of the model's inputs, in order.
     package static let names = ["log-posterior", "lighter-lm-agreement", "heavier-lm-agreement",
                         "acoustic-per-frame", "language-model", "unigram", "log-frames", "phones",
-                                "neighbour-heavier-lm-agreement"]
+                                "neighbour-heavier-lm-agreement", "result-voicing"]
+    /// The result's voicing's place among the inputs.
+    static let resultVoicingInput = 9
 
-    /// The model's inputs for a word.
+    /// The model's inputs for a word, the result's voicing provisionally a typical one (`voiced`
+    /// sets it).
     static func evidence(_ m: Measures) -> WordEvidence {
         let inputs = [log(max(m.posterior, 1e-4)), m.lighterAgreement, m.heavierAgreement,
                       max(-5, min(5, m.acousticPerFrame)), max(-0.1, min(0, m.languageModel)) * 10,
                       m.backoff == 1 ? 1 : 0, log(Double(max(m.frames, 1))), Double(min(m.phones, 12)),
-                      m.neighbourHeavierAgreement]
+                      m.neighbourHeavierAgreement, typicalVoicing]
         return WordEvidence(features: inputs)
+    }
+
+    /// `result` with its words' result-voicing input set to `voicing` (the mean voicing of the
+    /// louder frames of all its words), and their confidences and its own from it.
+    static func voiced(_ result: RecognitionResult, _ voicing: Double) -> RecognitionResult {
+        var r = result
+        for i in r.words.indices {
+            guard var e = r.words[i].evidence, e.features.count > resultVoicingInput else { continue }
+            e.features[resultVoicingInput] = voicing
+            r.words[i].evidence = e
+            r.words[i].confidence = probability(e)
+        }
+        r.confidence = RecognitionResult.meanConfidence(r.words)
+        return r
     }
 
     /// The probability that a word with this evidence is right.
@@ -57,7 +82,7 @@ package enum ConfidenceModel {
     }
 
     // Fitted by `Tools/confidence fit` (begin)
-    static let intercept = 0.626923
-    static let weights: [Double] = [0.084211, 1.619837, 2.513280, 0.351349, 0.849399, -0.218197, -0.958999, 0.112121, 1.630579]
+    static let intercept = -1.022133
+    static let weights: [Double] = [0.108488, 1.386267, 1.746005, 0.341360, 1.269815, -0.030500, -0.942769, 0.412405, 0.904874, 1.496644]
     // Fitted by `Tools/confidence fit` (end)
 }

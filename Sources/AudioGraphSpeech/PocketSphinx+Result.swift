@@ -21,7 +21,9 @@ extension PocketSphinxDecoder {
         var lback: Int32 = 0
     }
 
-    /// The final result after `endUtterance`; times are offset by `start` seconds.
+    /// The final result after `endUtterance`; times are offset by `start` seconds. Its
+    /// confidences take a typical voicing until the whole utterance's is known
+    /// (`ConfidenceModel.voiced`).
     func result(utterance: Int, start: Double, end: Double, alternatives: Int) -> RecognitionResult {
         var score: Int32 = 0
         let text = ps_get_hyp(decoder, &score).map { Self.clean(String(cString: $0)) } ?? ""
@@ -48,6 +50,7 @@ extension PocketSphinxDecoder {
         var words: [RecognitionResult.Word] = []
         for (i, s) in spoken.enumerated() {
             let n = Int(s.last - s.first + 1)
+            let wordStart = start + Double(s.first - offset) / 100, wordEnd = start + Double(s.last - offset + 1) / 100
             let neighbours = [i > 0 ? heavierAgreement[i - 1] : 1, i + 1 < spoken.count ? heavierAgreement[i + 1] : 1]
             let evidence = ConfidenceModel.evidence(.init(
                 posterior: posteriors[i],
@@ -56,8 +59,7 @@ extension PocketSphinxDecoder {
                 acousticPerFrame: logmath_log_to_ln(logmath, s.ascr) / Double(n) - meanAcoustic,
                 languageModel: logmath_log_to_ln(logmath, s.lscr), backoff: Int(s.lback), frames: n,
                 phones: phoneCount(s.word)))
-            var w = RecognitionResult.Word(word: Self.word(s.word)!, start: start + Double(s.first - offset) / 100,
-                                           end: start + Double(s.last - offset + 1) / 100,
+            var w = RecognitionResult.Word(word: Self.word(s.word)!, start: wordStart, end: wordEnd,
                                            confidence: ConfidenceModel.probability(evidence))
             w.evidence = evidence
             words.append(w)

@@ -22,6 +22,7 @@ extension UtteranceDecoder {
             scratch[i] = v
             preroll[Int((next + Int64(i)) % Int64(preroll.count))] = v
         }
+        voicing?.append(scratch, count: n)
         next += Int64(n)
         guard decoder.inUtterance else { return }  // an open utterance's part, or a tentative one
         let first = next - Int64(n)

@@ -33,5 +33,8 @@ extension UtteranceDecoder {
         static let firstWordsStep = 320
         /// Samples between updates of the decoder's cepstral mean as it follows an utterance.
         static let meanStep = 512
+        /// How much of the stream's voicing is kept for the words' confidences (s): an
+        /// utterance's words further back than this count as typically voiced.
+        static let voicingSeconds = 120.0
     }
 }

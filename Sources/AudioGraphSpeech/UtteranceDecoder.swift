@@ -1,4 +1,5 @@
 import AudioGraphCore
+import AudioGraphDSP
 
 /// The recognizer's decoding thread: turns 16 kHz blocks, and the boundary markers that
 /// travel with them, into PocketSphinx utterances, partial results and final results.
@@ -122,6 +123,8 @@ final class UtteranceDecoder {
     /// results come sooner for it).
     var speculates: Bool { settings.partialFrames > 0 }
     var batch: [Int16] = []
+    /// The stream's voicing over the last `Tuning.voicingSeconds`, for the words' confidences.
+    let voicing: VoicingTrack?
 
     // Single pass (final=live): the model wants each utterance normalised by its own
     // cepstral mean, which a live pass cannot know in advance. Hold the session's first
@@ -153,6 +156,7 @@ final class UtteranceDecoder {
         livePass = !wholePass || settings.partialFrames > 0
         seedFrames = wholePass ? 0 : Int(settings.cmnLookahead * 16000)
         held.reserveCapacity(Int((Tuning.prerollSeconds + settings.cmnLookahead) * 16000) + Tuning.previewReach + capacity)
+        voicing = VoicingTrack(seconds: Tuning.voicingSeconds)
     }
 
     deinit { scratch.deallocate() }
@@ -315,7 +319,9 @@ final class UtteranceDecoder {
         phase = .idle
         defer { parts.removeAll(keepingCapacity: true) }
         guard !isCancelled(), !parts.isEmpty else { return }
-        emit(.final(node: settings.nodeId, result: RecognitionResult(joining: parts, start: start, end: t)), position)
+        var result = RecognitionResult(joining: parts, start: start, end: t)
+        if let v = voicing?.loudHalfVoicing(result.words.map { ($0.start, $0.end) }) { result = ConfidenceModel.voiced(result, v) }
+        emit(.final(node: settings.nodeId, result: result), position)
     }
 
     var awaitingFirstWords: Bool { settings.partialFrames > 0 && lastPartial.isEmpty && !tentative }

@@ -217,11 +217,12 @@ do {
         guard args.count >= 3 else { print("USAGE: audiograph-bench confidence-features GRAPH FILE..."); exit(2) }
         try await confidenceFeatures(args[1], Array(args.dropFirst(2)))
     case "vad-features": try vadFeatures(Array(args.dropFirst()))
+    case "voicing": benchVoicing()
     case "vad":
         guard args.count == 2 else { print("USAGE: audiograph-bench vad FOLDER"); exit(2) }
         try await benchVAD(args[1])
     default:
-        print("USAGE: audiograph-bench engine [FILE.wav] [--runs N] | resample [FROM TO QUALITY] | model | vad FOLDER | pulse [SECONDS] [FRAGMENT_MS,...] | allocations | confidence-features GRAPH FILE... | vad-features RATE IN.f32 OUT.f32...")
+        print("USAGE: audiograph-bench engine [FILE.wav] [--runs N] | resample [FROM TO QUALITY] | model | vad FOLDER | voicing | pulse [SECONDS] [FRAGMENT_MS,...] | allocations | confidence-features GRAPH FILE... | vad-features RATE IN.f32 OUT.f32...")
         exit(args.isEmpty ? 0 : 2)
     }
 } catch {

@@ -1,4 +1,5 @@
 import AudioGraphCore
+import AudioGraphResults
 @testable import AudioGraphSpeech
 import Testing
 
@@ -32,5 +33,24 @@ import Testing
         #expect(p { $0.posterior = 0.05; $0.lighterAgreement = 0; $0.heavierAgreement = 0; $0.neighbourHeavierAgreement = 0 } < 0.5)
         // One every reading keeps, with a posterior of 1, is very likely right.
         #expect(p { $0.posterior = 1; $0.lighterAgreement = 1; $0.heavierAgreement = 1; $0.neighbourHeavierAgreement = 1 } > 0.85)
+    }
+
+    /// A result's voicing, set once it is whole, moves every word's confidence and its own:
+    /// words heard in a whisper or a creak are more often wrong.
+    @Test func aLessVoicedResultIsLessLikelyRight() {
+        let e = ConfidenceModel.evidence(Self.typical)
+        var w = RecognitionResult.Word(word: "go", start: 0, end: 0.25, confidence: ConfidenceModel.probability(e))
+        w.evidence = e
+        let r = RecognitionResult(utterance: 1, text: "go go", start: 0, end: 0.5, confidence: w.confidence,
+                                  alternatives: [], words: [w, w])
+        let modal = ConfidenceModel.voiced(r, 0.95), whispered = ConfidenceModel.voiced(r, 0.6)
+        #expect(whispered.words[0].confidence < modal.words[0].confidence)
+        #expect(whispered.confidence < modal.confidence)
+        #expect(modal.words[1].evidence?.features[ConfidenceModel.resultVoicingInput] == 0.95)
+        #expect(ConfidenceModel.names[ConfidenceModel.resultVoicingInput] == "result-voicing")
+        // A word not from the decoder keeps its confidence.
+        let plain = RecognitionResult(utterance: 1, text: "go", start: 0, end: 0.25, confidence: 0.5,
+                                      alternatives: [], words: [.init(word: "go", start: 0, end: 0.25, confidence: 0.5)])
+        #expect(ConfidenceModel.voiced(plain, 0.6).words[0].confidence == 0.5)
     }
 }
