@@ -15,13 +15,8 @@ package final class VoicingTrack {
     package static let hop = 160
     /// Analysis window (32 ms: two periods of a 70 Hz voice).
     static let window = 512
-    /// Pitch lags searched, in samples: 400 Hz down to 70 Hz.
-    static let lags = 40...228
 
-    private let fft: RealFFT
-    private let taper: [Float]
-    /// The autocorrelation of the taper itself, to undo its fall-off with lag.
-    private let taperCorrelation: [Float]
+    private let analyser: FrameVoicing
     /// The last `window` samples, in a ring.
     private var recent: [Float]
     /// Per frame, in a ring of `capacity`: voicing 0...1 and level in dB.
@@ -33,13 +28,9 @@ package final class VoicingTrack {
 
     /// A track remembering the last `seconds` of frames; nil when FFTW cannot plan.
     package init?(seconds: Double) {
-        guard let fft = RealFFT(size: 2 * Self.window) else { return nil }
-        self.fft = fft
+        guard let analyser = FrameVoicing(length: Self.window, rate: 16000) else { return nil }
+        self.analyser = analyser
         let n = Self.window
-        taper = (0..<n).map { i in Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n - 1))) }
-        var correlation = [Float](repeating: 0, count: n)
-        for lag in 0..<n { for i in 0..<(n - lag) { correlation[lag] += taper[i] * taper[i + lag] } }
-        taperCorrelation = correlation
         recent = [Float](repeating: 0, count: n)
         capacity = max(1, Int(seconds * 16000) / Self.hop)
         voicing = [Float](repeating: 0, count: capacity)
@@ -87,31 +78,9 @@ package final class VoicingTrack {
     private func analyse(frame k: Int64) {
         let n = Self.window
         let first = Int(samples % Int64(n))  // the oldest sample in the ring
-        var mean: Float = 0
-        for i in 0..<n { mean += recent[(first + i) % n] }
-        mean /= Float(n)
-        var energy: Float = 0
-        let input = fft.input
-        for i in 0..<n {
-            let v = recent[(first + i) % n] - mean
-            energy += v * v
-            input[i] = v * taper[i]
-        }
-        for i in n..<fft.size { input[i] = 0 }
-        fft.transform()
-        let out = fft.output
-        for b in 0...(fft.size / 2) {
-            out[2 * b] = out[2 * b] * out[2 * b] + out[2 * b + 1] * out[2 * b + 1]
-            out[2 * b + 1] = 0
-        }
-        fft.inverse()
-        let r0 = input[0] / taperCorrelation[0]
-        var peak: Float = 0
-        if r0 > 0 {
-            for lag in Self.lags { peak = max(peak, input[lag] / taperCorrelation[lag] / r0) }
-        }
+        let m = recent.withUnsafeBufferPointer { r in analyser.measure { r[(first + $0) % n] } }
         let j = Int(k % Int64(capacity))
-        voicing[j] = max(0, min(1, peak))
-        level[j] = 10 * log10(max(energy / Float(n), 1e-12))
+        voicing[j] = m.voicing
+        level[j] = m.level
     }
 }
