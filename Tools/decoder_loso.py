@@ -25,7 +25,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Tools"))
-from loso import choose, confidence_tool, folds, override_binary  # noqa: E402
+from loso import confidence_tool, folds, override_binary, sweep  # noqa: E402
 from transcripts import align, normalize  # noqa: E402
 
 # (constant, shipped value, [(value, environment, --set)]): one row of the table each.
@@ -90,10 +90,8 @@ def main():
     print("| constant | shipped | values tried: pooled WER | leave one source out | worst source | folds choosing another value | sources worse by > 1 point with the in-sample best |")
     print("|---|---|---|---|---|---|---|")
     for name, value, variants in GRID:
-        runs = {value: shipped}
-        for v, env, sets in variants:
-            runs[v] = errors_per_source(binary, a.graph, items, env, sets, a.jobs, work)
-        chosen = choose(runs, groups, value, lambda run, left_out: -total(run, left_out))
+        measure = lambda env, sets: errors_per_source(binary, a.graph, items, env, sets, a.jobs, work)
+        runs, chosen = sweep(value, shipped, variants, measure, groups, lambda run, left_out: -total(run, left_out))
         errs = sum(runs[chosen[g]][g][0] for g in groups)
         worst = max((g for g in groups if shipped[g][1] >= 20), key=lambda g: runs[chosen[g]][g][0] / shipped[g][1])
         best = min(runs, key=lambda v: (total(runs[v]), v != value))

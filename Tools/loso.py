@@ -1,6 +1,6 @@
 """What the leave-one-source-out tools share (decoder_loso.py, vad_loso.py,
 confidence_background_trial.py): the corpus reader of `Tools/confidence`, the build whose
-tuning constants move, and picking a value on every source but one."""
+tuning constants move, and measuring a grid of values and picking one on every source but one."""
 import functools
 import importlib.machinery
 import importlib.util
@@ -36,6 +36,16 @@ def choose(runs, groups, shipped, score):
     """Per left-out group, the value (a key of `runs`) whose `score(run, left_out)` over the
     other groups is highest, the `shipped` one on a tie."""
     return {g: max(runs, key=lambda v: (score(runs[v], g), v == shipped)) for g in groups}
+
+
+def sweep(value, shipped, variants, measure, groups, score):
+    """One constant of a grid: the shipped `value`'s run (`shipped`, measured once for every
+    constant) and `measure(env, sets)` of each (value, environment, --set) variant, as `runs`;
+    and per left-out group the value `choose` takes on the others by `score`."""
+    runs = {value: shipped}
+    for v, env, sets in variants:
+        runs[v] = measure(env, sets)
+    return runs, choose(runs, groups, value, score)
 
 
 def folds(chosen, groups, shipped):

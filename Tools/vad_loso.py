@@ -35,8 +35,8 @@ sys.path.insert(0, os.path.join(SHARED, "bench"))
 sys.path.insert(0, os.path.join(ROOT, "Tools"))
 import common  # noqa: E402
 import vad_peers  # noqa: E402
-from loso import choose, folds, override_binary  # noqa: E402
-from vad_sources import items, source_of  # noqa: E402
+from loso import folds, override_binary, sweep  # noqa: E402
+from vad_sources import items, scenes, source_of  # noqa: E402
 
 # (constant, shipped value, [(value, environment, --set)]).
 GRID = [
@@ -70,15 +70,13 @@ def main():
             path = str(common.to16k(it))
             truth.append((source_of(it), path, regions, sf.info(path).duration))
     work = tempfile.mkdtemp(prefix="ag-vad-loso-")
-    scenes = []
+    quiet = []
     for it in noises:
         x = sf.read(str(common.to16k(it)), dtype="float32")[0]
-        gain = 10 ** (-50 / 20) / np.sqrt(np.mean(x.astype(np.float64) ** 2))
-        hop = max(common.SR * 6, (len(x) - common.SR * 6) // 14)
-        for s in list(range(0, len(x) - common.SR * 6 + 1, hop))[:15]:
+        for s, y in scenes(x, -50):
             path = os.path.join(work, f"{it.id}-{s}.wav")
-            common.write_wav(path, (x[s:s + common.SR * 6] * gain).astype(np.float32))
-            scenes.append(path)
+            common.write_wav(path, y)
+            quiet.append(path)
 
     def measure(env, sets):
         """Per source the frame counts [tp, fp, fn, tn], and the speech starts in the scenes."""
@@ -89,7 +87,7 @@ def main():
                                   f"--set src.path={{in}} {extra} --json")
         with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
             segments = list(pool.map(lambda t: peer(t[1], t[3])[0], truth))
-            starts = sum(len(s) for s in pool.map(lambda p: peer(p, 6.0)[0], scenes))
+            starts = sum(len(s) for s in pool.map(lambda p: peer(p, 6.0)[0], quiet))
         per = collections.defaultdict(lambda: np.zeros(4))
         for (group, _, regions, duration), segs in zip(truth, segments):
             score = vad_peers.Score()
@@ -101,14 +99,11 @@ def main():
     groups = sorted(shipped[0])
     pooled = lambda run, left_out=None: f1(sum(c for g, c in run[0].items() if g != left_out))
     print(f"## Vad constants, leave one source out ({len(truth)} recordings, {len(groups)} sources; "
-          f"shipped pooled F1 {pooled(shipped):.1f} %, {shipped[1]} starts in {len(scenes)} dish scenes)\n")
+          f"shipped pooled F1 {pooled(shipped):.1f} %, {shipped[1]} starts in {len(quiet)} dish scenes)\n")
     print("| constant | shipped | pooled F1 per value (dish starts) | leave one source out | worst source | folds choosing another value |")
     print("|---|---|---|---|---|---|")
     for name, value, variants in GRID:
-        runs = {value: shipped}
-        for v, env, sets in variants:
-            runs[v] = measure(env, sets)
-        chosen = choose(runs, groups, value, lambda run, left_out: round(pooled(run, left_out), 2))
+        runs, chosen = sweep(value, shipped, variants, measure, groups, lambda run, left_out: round(pooled(run, left_out), 2))
         counts = sum(runs[chosen[g]][0][g] for g in groups)
         per = {g: f1(runs[chosen[g]][0][g]) for g in groups}
         # The worst of the sources with 5 s of speech or more (a few words say little).

@@ -14,9 +14,7 @@ speech start with 5 voiced frames or fewer.
   Tools/vad_onset_voicing.py AUDIOGRAPH
 Needs ../shared/bench's virtualenv (/tmp/benchvenv: ../shared/bench/setup.sh); about 2 minutes.
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -45,12 +43,10 @@ def voicing(x):
     return np.clip(ac[:, 40:229].max(1), 0, 1)
 
 
-def starts(binary, path):
-    """The vad's onsets (seconds) on a file."""
-    out = subprocess.run([binary, "run", os.path.join(vad_sources.SHARED, "bench", "graphs", "vad.json"),
-                          "--set", f"src.path={path}", "--json"], check=True, capture_output=True, text=True).stdout
-    return [e["t"] for line in out.splitlines() if line.startswith("{")
-            for e in [json.loads(line)] if e.get("type") == "speech-start"]
+def starts(vad, path, x):
+    """The vad's onsets (seconds) on a file holding `x` (the vad as `Tools/bench vad-sources`
+    runs it)."""
+    return [seg["start"] for seg in vad_sources.run_detector("audiograph vad", vad, path, x)]
 
 
 def measure(v, t):
@@ -63,7 +59,7 @@ def measure(v, t):
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    binary = sys.argv[1]
+    vad = vad_sources.detectors(sys.argv[1])["audiograph vad"]
     speech, noises = vad_sources.items()
     if not speech:
         print("skipped: needs ../shared/corpus")
@@ -71,20 +67,16 @@ def main():
     rows, tmp = [], tempfile.mkdtemp(prefix="ag-vad-onsets-")
     for it in noises:
         x = sf.read(str(common.to16k(it)), dtype="float32")[0]
-        rms = np.sqrt(np.mean(x.astype(np.float64) ** 2))
-        hop = max(common.SR * 6, (len(x) - common.SR * 6) // 14)
-        for k, s in enumerate(range(0, len(x) - common.SR * 6 + 1, hop)):
-            if k == 15:
-                break
-            y = (x[s:s + common.SR * 6] * (10 ** (-40 / 20) / rms)).astype(np.float32)
+        for k, (_, y) in enumerate(vad_sources.scenes(x, -40)):
             path = os.path.join(tmp, "scene.wav")
             common.write_wav(path, y)
             v = voicing(y.astype(np.float64))
-            rows += [("noise", f"{it.id} window {k}", t, *measure(v, t)) for t in starts(binary, path)]
+            rows += [("noise", f"{it.id} window {k}", t, *measure(v, t)) for t in starts(vad, path, y)]
     for it in speech:
         path = str(common.to16k(it))
-        v = voicing(sf.read(path, dtype="float64")[0])
-        for k, t in enumerate(starts(binary, path)):
+        x = sf.read(path, dtype="float64")[0]
+        v = voicing(x)
+        for k, t in enumerate(starts(vad, path, x)):
             rows.append(("a recording's first start" if k == 0 else "later starts", f"{vad_sources.source_of(it)}: {it.id}", t, *measure(v, t)))
     print("| starts | count | voiced frames in the 0.5 s from the onset: min / p5 / p10 / median / max | frames to the third voiced one: median (none within 2 s) |")
     print("|---|---|---|---|")

@@ -33,6 +33,16 @@ import vad_peers  # noqa: E402
 LEVELS = (-60, -55, -50, -45, -40)
 
 
+def scenes(x, level, windows=15):
+    """The quiet scenes of issue #40 §4: `windows` 6 s windows spread over noise recording `x`,
+    scaled so that the whole recording's RMS is `level` dBFS; (first sample, window) pairs."""
+    rms = np.sqrt(np.mean(x.astype(np.float64) ** 2))
+    n = common.SR * 6
+    hop = max(n, (len(x) - n) // max(1, windows - 1))
+    for s in list(range(0, len(x) - n + 1, hop))[:windows]:
+        yield s, (x[s:s + n] * (10 ** (level / 20) / rms)).astype(np.float32)
+
+
 def source_of(item):
     """`group` in corpus-more, the `source` repository in the first corpus's manifest."""
     return item.raw.get("group") or item.raw.get("source", "").split(":")[0].split("/")[-1] or "unknown"
@@ -107,21 +117,19 @@ def main():
     rows = []
     for it in noises:
         x = sf.read(str(common.to16k(it)), dtype="float32")[0]
-        rms = np.sqrt(np.mean(x.astype(np.float64) ** 2))
-        hop = max(common.SR * 6, (len(x) - common.SR * 6) // max(1, a.windows - 1))
-        starts = [i for i in range(0, len(x) - common.SR * 6 + 1, hop)][:a.windows]
         for level in LEVELS:
             counts = collections.Counter()
-            scenes = collections.Counter()
-            for s in starts:
-                y = (x[s:s + common.SR * 6] * (10 ** (level / 20) / rms)).astype(np.float32)
+            started = collections.Counter()
+            windows = 0
+            for _, y in scenes(x, level, a.windows):
+                windows += 1
                 path = os.path.join(tmp, "scene.wav")
                 common.write_wav(path, y)
                 for name, f in D.items():
                     n = len(run_detector(name, f, path, y))
                     counts[name] += n
-                    scenes[name] += n > 0
-            rows.append([it.id, level, *[f"{counts[n]} in {scenes[n]} of {len(starts)}" for n in D]])
+                    started[name] += n > 0
+            rows.append([it.id, level, *[f"{counts[n]} in {started[n]} of {windows}" for n in D]])
     print(common.md_table(["noise", "RMS dBFS", *D], rows))
 
 
