@@ -1,16 +1,14 @@
+import AudioGraphCore
 import AudioGraphDSP
+import AudioGraphTestSupport
 import Foundation
 
 /// The recognizer's voicing track (`VoicingTrack`, an input of the word confidences) on
-/// `seconds` of a pulse train in noise, fed in 20 ms blocks as the recognizer feeds it: CPU
+/// `seconds` of a voiced tone in noise (`Signals`), fed in 20 ms blocks as the recognizer feeds it: CPU
 /// per second of audio, median of five runs.
 func benchVoicing(seconds: Double = 60) {
-    var state: UInt64 = 1
-    let x: [Int16] = (0..<Int(seconds * 16000)).map { i in
-        state = state &* 6364136223846793005 &+ 1442695040888963407
-        let t = Double(i % 114) / 16000
-        return Int16(clamping: Int(6000 * exp(-t * 400) * sin(2 * .pi * 700 * t)) + Int(state >> 54) - 512)
-    }
+    let voice = Signals.voiced(140, seconds: seconds, rate: 16000), noise = Signals.noise(rms: 0.02, seconds: seconds, rate: 16000)
+    let x = zip(voice, noise).map { PCM.int16($0 + $1) }
     var runs: [Double] = []
     for _ in 0..<5 {
         guard let track = VoicingTrack(seconds: 120) else { print("audiograph-bench voicing: FFTW could not plan"); return }

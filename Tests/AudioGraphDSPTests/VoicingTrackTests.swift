@@ -1,3 +1,5 @@
+import AudioGraphCore
+import AudioGraphTestSupport
 import Foundation
 import Testing
 
@@ -7,21 +9,14 @@ import Testing
 /// does not, frames sit at stream time whatever the blocks, and what is no longer held is
 /// not made up.
 @Suite struct VoicingTrackTests {
-    /// `seconds` of a 140 Hz glottal-like pulse train (each period a decaying 700 Hz ring).
+    /// `seconds` of a 140 Hz voiced tone (`Signals.voiced`) as 16-bit samples.
     static func voice(_ seconds: Double) -> [Int16] {
-        (0..<Int(seconds * 16000)).map { i in
-            let t = Double(i % Int(16000 / 140.0)) / 16000
-            return Int16(8000 * exp(-t * 400) * sin(2 * .pi * 700 * t))
-        }
+        Signals.voiced(140, seconds: seconds, rate: 16000).map(PCM.int16)
     }
 
-    /// `seconds` of white noise (a fixed generator).
+    /// `seconds` of white noise (`Signals.noise`, a fixed generator) as 16-bit samples.
     static func noise(_ seconds: Double, seed: UInt64 = 7) -> [Int16] {
-        var state = seed
-        return (0..<Int(seconds * 16000)).map { _ in
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return Int16(truncatingIfNeeded: Int64(state >> 33) % 6000 - 3000)
-        }
+        Signals.noise(rms: 0.05, seconds: seconds, rate: 16000, seed: seed).map(PCM.int16)
     }
 
     static func track(_ x: [Int16], block: Int, seconds: Double = 10) -> VoicingTrack {
@@ -60,8 +55,9 @@ import Testing
         let t = Self.track(Self.voice(3), block: 512, seconds: 1)
         #expect(t.loudHalfVoicing([(0.1, 0.5)]) == nil)
         #expect(t.loudHalfVoicing([(2.5, 2.9)]) != nil)
-        // Not yet heard: nil too.
+        // Not yet heard, or no span at all: nil too.
         #expect(t.loudHalfVoicing([(3.5, 4)]) == nil)
+        #expect(t.loudHalfVoicing([]) == nil)
         t.reset()
         #expect(t.loudHalfVoicing([(2.5, 2.9)]) == nil)
     }

@@ -58,9 +58,10 @@ package final class FrameVoicing {
         }
         for i in n..<fft.size { input[i] = 0 }
         fft.transform()
+        // The power spectrum, whose inverse transform is the autocorrelation.
         let out = fft.output
         for b in 0...(fft.size / 2) {
-            out[2 * b] = out[2 * b] * out[2 * b] + out[2 * b + 1] * out[2 * b + 1]
+            out[2 * b] = fft.power(b)
             out[2 * b + 1] = 0
         }
         fft.inverse()
