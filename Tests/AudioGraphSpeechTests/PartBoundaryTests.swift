@@ -66,4 +66,28 @@ struct PartBoundaryTests {
             #expect(abs(v.start - w.start) < 0.02 && abs(v.end - w.end) < 0.02, "confirmed late: \(v); early: \(w)")
         }
     }
+
+    /// A final decoded in two parts gives every word the voicing of the whole result (the
+    /// louder half of all its words' frames), not the typical value its parts were scored
+    /// with, and its confidences come from it.
+    @Test(.flite) func aFinalInPartsReadsTheWholeResultsVoicing() throws {
+        let (x, onsets, ends) = try #require(try Self.twice(gap: 1.0))
+        let markers = [StreamMarker(.speechStart, t: onsets[0], decided: onsets[0] + 0.3),
+                       StreamMarker(.speechEnd, t: ends[0], decided: ends[0] + 0.15),
+                       StreamMarker(.speechStart, t: onsets[1], decided: onsets[1] + 0.3),
+                       StreamMarker(.speechEnd, t: ends[1], decided: ends[1] + 0.15),
+                       StreamMarker(.utteranceEnd, t: ends[1], decided: ends[1] + 0.8, utterance: 1)]
+        let decode = SpeculativeStartTests()
+        let finals = decode.finals(try decode.decode(x, markers))
+        try #require(finals.count == 1)
+        let words = finals[0].words
+        try #require(words.count >= 4 && words.contains { $0.start > onsets[1] - 0.1 }, "\(finals[0].text)")
+        let voicing = words.compactMap { $0.evidence?.features[ConfidenceModel.resultVoicingInput] }
+        try #require(voicing.count == words.count)
+        // One value for the whole result, measured: flite's voice is voiced.
+        #expect(Set(voicing).count == 1)
+        #expect(voicing[0] > 0.8 && voicing[0] != ConfidenceModel.typicalVoicing, "\(voicing[0])")
+        for w in words { #expect(w.confidence == ConfidenceModel.probability(w.evidence!)) }
+        #expect(finals[0].confidence == RecognitionResult.meanConfidence(words))
+    }
 }
