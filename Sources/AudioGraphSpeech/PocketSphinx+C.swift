@@ -44,7 +44,11 @@ final class PocketSphinxDecoder {
         self.dropsSilence = dropsSilence
         self.limits = limits
         self.warp = warp
-        var args = ["audiograph", "-hmm", hmm, "-dict", dict, "-logfn", "/dev/null", "-bestpath", "yes",
+        // No `-logfn`: PocketSphinx would open that file and close the one before it, a global
+        // changed without a lock, and two decoders loading at once (a server's sessions)
+        // closed one FILE twice and corrupted the heap. The log goes to `ag_ps_capture_log`'s
+        // callback, which drops all but errors.
+        var args = ["audiograph", "-hmm", hmm, "-dict", dict, "-bestpath", "yes",
                     "-maxhmmpf", String(limits.hmms), "-maxwpf", String(limits.wordExits), "-topn", String(limits.gaussians),
                     "-remove_silence", dropsSilence ? "yes" : "no"]
         if warp != 1 { args += ["-warp_type", "inverse_linear", "-warp_params", String(warp)] }

@@ -17,6 +17,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BINARY = os.environ.get("AUDIOGRAPH", os.path.join(ROOT, ".build/debug/audiograph"))
 
 
+# Exit statuses of a server that crashed (a test's own SIGKILL or SIGTERM is not one).
+CRASHES = {-signal.SIGSEGV, -signal.SIGABRT, -signal.SIGBUS, -signal.SIGILL, -signal.SIGFPE, -signal.SIGTRAP}
+
+
 class Server:
     """One `audiograph serve` process."""
 
@@ -49,6 +53,8 @@ class Server:
             return f.read()
 
     def stop(self):
+        """Stops the server; fails, with its log, if it had crashed meanwhile."""
+        crashed = self.proc.poll() in CRASHES
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -56,7 +62,10 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        text = self.text()
         os.unlink(self.log.name)
+        assert not crashed and self.proc.returncode not in CRASHES, \
+            f"audiograph serve crashed ({signal.Signals(-self.proc.returncode).name}); its log:\n{text[-20000:]}"
 
 
 @pytest.fixture(scope="session")
