@@ -1,6 +1,7 @@
 // A running cepstral mean measured on a front end of its own (PocketSphinx's is left
 // undisturbed), so a single live pass can normalise an utterance like a whole-utterance one.
 #include "CPocketSphinxSupport.h"
+#include "FrontEndWarp.h"
 #include <pocketsphinx.h>
 #include <sphinxbase/ckd_alloc.h>
 #include <sphinxbase/cmn.h>
@@ -15,7 +16,9 @@ struct ag_cmn_meter {
 };
 
 ag_cmn_meter_t *ag_cmn_meter_new(struct ps_decoder_s *ps) {
+    ag_front_end_begin(ps_get_config(ps));
     fe_t *fe = fe_init_auto_r(ps_get_config(ps));
+    ag_front_end_end();
     if (!fe) return NULL;
     ag_cmn_meter_t *m = (ag_cmn_meter_t *)ckd_calloc(1, sizeof(ag_cmn_meter_t));
     m->fe = fe;

@@ -3,6 +3,7 @@
 // last error-level messages for the caller and drops everything else, which also keeps
 // PocketSphinx's log lines off stderr.
 #include "CPocketSphinxSupport.h"
+#include "FrontEndWarp.h"
 #include <pocketsphinx.h>
 #include <sphinxbase/err.h>
 #include <malloc.h>
@@ -68,7 +69,9 @@ static void init_decoder(void *arg) {
 
 struct ps_decoder_s *ag_ps_init_guarded(struct cmd_ln_s *config, int *fatal) {
     struct init i = {.config = config};
+    ag_front_end_begin(config);
     *fatal = run_guarded(init_decoder, &i);
+    ag_front_end_end();
     return *fatal ? NULL : i.decoder;
 }
 

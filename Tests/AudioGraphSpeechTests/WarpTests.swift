@@ -34,6 +34,18 @@ struct WarpTests {
         #expect(warped.text.contains("forward"), "\(warped.text)")
     }
 
+    /// PocketSphinx keeps the warp's settings for the whole process and skips setting them
+    /// when a load's text is the last warped load's: a plain decoder loaded in between turned
+    /// the warp off, and the next decoder of that warp heard unwarped (FrontEndWarp.c).
+    @Test(.flite) func aWarpLoadedAgainAfterAPlainDecoderStillWarps() throws {
+        let x = try #require(try Flite.samples16("go forward ten meters"))
+        let first = try decoded(x, warp: 0.94)
+        let plain = try decoded(x, warp: 1)
+        let again = try decoded(x, warp: 0.94)
+        #expect(first.score != plain.score)
+        #expect(again.score == first.score, "warped \(first.score), plain \(plain.score), warped again \(again.score)")
+    }
+
     /// The node's parameter reaches its settings, and a decoder kept for reuse is not handed to
     /// settings with another warp.
     @Test func theParameterReachesTheDecodersSettings() throws {
