@@ -17,12 +17,16 @@ struct SpeechEvidence {
     /// The talker's loud level: about the 98th percentile of frame levels (dBFS).
     private(set) var loudLevel: Float = -100
     private var lastLoudFrame: Int64 = -1000
+    /// The room's quiet level: about the 5th percentile of frame levels (dBFS); digital
+    /// silence is left out.
+    private(set) var floorLevel: Float = -100
 
     init(background: Float) { self.background = background }
 
     mutating func reset() {
         loudLevel = -100
         lastLoudFrame = -1000
+        floorLevel = -100
     }
 
     /// The signal and background gate of frame `frame` (numbered from 1) with measurement `m`,
@@ -35,6 +39,13 @@ struct SpeechEvidence {
         var signal = llr + Tuning.harmonicityWeight * max(0, m.harmonicity - Tuning.harmonicityFloor) * min(1, llr)
         if m.level < Tuning.silenceLevel { signal = min(signal, 0) }
         if frame == 1 { loudLevel = m.level }
+        if m.level >= Tuning.digitalSilenceLevel {
+            if floorLevel <= -100 {
+                floorLevel = m.level
+            } else {
+                floorLevel = m.level < floorLevel ? max(m.level, floorLevel - Tuning.floorFall) : floorLevel + Tuning.floorRise
+            }
+        }
         if m.level > loudLevel {
             loudLevel += Tuning.loudRise
         } else if !holdingLevel {

@@ -22,7 +22,7 @@ import Foundation
                 defer { end += hop }
                 guard end >= frameLength else { continue }
                 frame += 1
-                _ = analysis.measure(x.baseAddress! + end - frameLength, count: frameLength, frame: frame)
+                _ = analysis.measure(x.baseAddress! + end - frameLength, count: frameLength, frame: frame, voicing: false)
                 out.append(Float(Double(end) / rate))
                 for i in 0..<SpeechModel.featureCount { out.append(analysis.model.features[i]) }
             }

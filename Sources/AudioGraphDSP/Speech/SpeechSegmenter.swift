@@ -38,6 +38,8 @@ struct SpeechSegmenter {
     private(set) var score: Float = 0
     private var run = 0                    // consecutive frames on the other side of the threshold
     private var voicedInRun = 0            // voiced frames in the onset run
+    private var plainVoicedFrames: UInt64 = 0  // the last 64 frames' plain voicing, newest in bit 0
+    private var clearInRun = false         // a frame of the onset run was clear of the room
     private var runStart: Int64 = 0
     private var lastRawSpeechFrame: Int64 = 0
     private var lastTailFrame: Int64 = 0   // end of the sound that trails the last speech frame
@@ -59,6 +61,8 @@ struct SpeechSegmenter {
         score = 0
         run = 0
         voicedInRun = 0
+        plainVoicedFrames = 0
+        clearInRun = false
         runStart = 0
         lastRawSpeechFrame = 0
         lastTailFrame = 0
@@ -66,6 +70,9 @@ struct SpeechSegmenter {
         lastWeakFrame = 0
         possibleSpeech = false
     }
+
+    /// The last `plainVoicedWindow` frames of `plainVoicedFrames`.
+    static let windowMask: UInt64 = (1 << UInt64(Tuning.plainVoicedWindow)) - 1
 
     /// Stream time (s) of the end of frame `n` (frames end on hop boundaries).
     func frameEnd(_ n: Int64) -> Double { Double(n) * Tuning.hop + frameSeconds - Tuning.hop }
@@ -80,10 +87,13 @@ struct SpeechSegmenter {
     }
 
     /// Decides on frame `frame` (after `score`), with its `evidence`, its `signal` (evidence
-    /// before the background gate), its 4-8 kHz ratio `high` and whether it is `voiced`
-    /// (periodic), at stream time `now`.
-    mutating func decide(frame: Int64, evidence: Float, signal: Float, high: Float, voiced: Bool, now: Double,
+    /// before the background gate), its 4-8 kHz ratio `high`, whether it is `voiced`
+    /// (periodic), `plainVoiced` (periodic by the plain measure, or in speech) and `clear` (well above the
+    /// room's quiet level), at stream time `now`.
+    mutating func decide(frame: Int64, evidence: Float, signal: Float, high: Float, voiced: Bool,
+                         plainVoiced: Bool = true, clear: Bool = false, now: Double,
                          _ decide: (Decision) -> Void) {
+        plainVoicedFrames = plainVoicedFrames << 1 | (plainVoiced ? 1 : 0)
         // A word's tail: after the last frame with speech evidence, the sound that stays
         // above the noise without a break, though the background gate has faded it out.
         if evidence >= tailThreshold {
@@ -108,12 +118,15 @@ struct SpeechSegmenter {
             // Onset: raw evidence above the threshold for min-speech in a row (a click's
             // short burst is not stretched by the smoothing), confirmed by the smoothed score.
             if evidence > onThreshold && (run + 1 < minSpeechFrames || score > onThreshold) {
-                if run == 0 { runStart = frame; voicedInRun = 0 }
+                if run == 0 { runStart = frame; voicedInRun = 0; clearInRun = false }
                 run += 1
                 if voiced { voicedInRun += 1 }
+                if clear { clearInRun = true }
                 // Speech has voice within its first syllable: a breath, a keyboard, a fan's
                 // gust or a clatter, however loud, has none and starts nothing.
-                if run >= minSpeechFrames && voicedInRun >= Tuning.voicedFramesToStart {
+                // Clear of the room, a voice is periodic by the plain measure too.
+                let voiceHeard = !clearInRun || (plainVoicedFrames & Self.windowMask).nonzeroBitCount >= Tuning.plainVoicedToStart
+                if run >= minSpeechFrames && voicedInRun >= Tuning.voicedFramesToStart && voiceHeard {
                     speaking = true
                     possibleSpeech = false
                     run = 0

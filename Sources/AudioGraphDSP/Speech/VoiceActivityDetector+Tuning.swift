@@ -67,6 +67,22 @@ extension VoiceActivityDetector {
         static let voicedHarmonicity: Float = tuned("voicedHarmonicity", 0.4 as Float)
         static let voicedLowShare: Float = tuned("voicedLowShare", 0.3 as Float)
         static let voicedFramesToStart = 1
+        /// The room's quiet level falls at most this much per frame to a quieter frame and
+        /// rises this much per frame above it (dB): about the 5th percentile of frame levels.
+        static let floorFall: Float = 3
+        static let floorRise: Float = 0.02
+        /// In a quiet room (its quiet level below `quietRoomLevel` dBFS), or for a sound at
+        /// least `clearAboveFloor` dB above the room's quiet level, speech starts only once
+        /// `plainVoicedToStart` of the last `plainVoicedWindow` frames were voiced by the plain
+        /// measure (``FrameVoicing`` at least `plainVoicedBar`): clear of the room's noise, a
+        /// voice is periodic, and a dish's clatter, a click or a breath is not. Speech in loud
+        /// steady noise near its own level is left to the model: there the noise dilutes a
+        /// voice's plain periodicity too.
+        static let quietRoomLevel: Float = tuned("quietRoomLevel", -40 as Float)
+        static let clearAboveFloor: Float = tuned("clearAboveFloor", 20 as Float)
+        static let plainVoicedBar: Float = tuned("plainVoicedBar", 0.85 as Float)
+        static let plainVoicedToStart = Int(tuned("plainVoicedToStart", 4.0))
+        static let plainVoicedWindow = 50
         /// Most frames an onset is back-dated over the weaker frames that lead into it.
         static let leadInFrames: Int64 = 20
         /// Most frames a word's decaying tail may extend the offset past the last speech frame.

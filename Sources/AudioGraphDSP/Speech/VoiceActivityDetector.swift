@@ -14,7 +14,10 @@ import Foundation
 /// talker, and a level lowered through a long answer would let it start speech. The evidence
 /// is smoothed and compared with two thresholds set by `sensitivity` (hysteresis); speech must
 /// last `min-speech` to start (clicks and taps do not), and end only after `hangover` of
-/// non-speech.
+/// non-speech. In a quiet room (its quiet level below -40 dBFS), or for a sound 20 dB over its
+/// room, speech starts only once a voice is heard (a few of the last 0.5 s of frames
+/// periodic, ``FrameVoicing``): a dish's clatter, a click or a breath, and a whisper, start
+/// nothing there.
 ///
 /// `speech-start` and `speech-end` carry `t`, the true onset/offset (back-dated to the first
 /// speech frame or the weak frames leading into it; the offset includes the word's decaying
@@ -181,8 +184,9 @@ public final class VoiceActivityDetector: AudioNode {
                 (f.baseAddress!).update(from: r.baseAddress! + start, count: tail)
                 (f.baseAddress! + tail).update(from: r.baseAddress!, count: start)
             }
+            // Plain voicing matters to starts only: not measured while speech goes on.
             return a.measure(f.baseAddress!, count: frameLength, frame: framesDone,
-                             holdingLevel: echo.covers(end - frameSeconds, end))
+                             holdingLevel: echo.covers(end - frameSeconds, end), voicing: !segmenter.speaking)
         }
         var speech = (Tuning.modelCentre + Tuning.modelScale * a.model.logit()) * gate
         // No sound above the noise: not speech, whatever the model's memory of the last word.
@@ -193,7 +197,10 @@ public final class VoiceActivityDetector: AudioNode {
         }
         let f = a.features
         let voiced = !f.isYoung || (f.voicing >= Tuning.voicedHarmonicity && f.lowShare >= Tuning.voicedLowShare)
-        segmenter.decide(frame: framesDone, evidence: speech, signal: signal, high: m.high, voiced: voiced, now: now) {
+        // Where a voice's plain periodicity can be heard: a quiet room, or a sound well above its room.
+        let clear = a.floorLevel < Tuning.quietRoomLevel || m.level - a.floorLevel >= Tuning.clearAboveFloor
+        segmenter.decide(frame: framesDone, evidence: speech, signal: signal, high: m.high, voiced: voiced,
+                         plainVoiced: segmenter.speaking || a.plainVoicing >= Tuning.plainVoicedBar, clear: clear, now: now) {
             record($0, &io, output)
         }
         return probability
