@@ -17,7 +17,7 @@ moved through a build made for it (`-Xswiftc -DAG_TUNING_OVERRIDES`, in .build/t
 `AG_TUNE_<name>`, Sources/AudioGraphDSP/TuningOverride.swift).
 
   Tools/vad_loso.py
-About 8 minutes on 2 cores. Needs ../shared/bench's virtualenv (/tmp/benchvenv:
+About 2 minutes on 2 cores. Needs ../shared/bench's virtualenv (/tmp/benchvenv:
 ../shared/bench/setup.sh) and ../shared/corpus. Results: Sources/AudioGraphDSP/Speech/TUNING.md.
 """
 import collections
@@ -46,6 +46,9 @@ GRID = [
     ("word tail (`tailMargin`)", "0.3", [(v, {"AG_TUNE_tailMargin": v}, []) for v in ("0.2", "0.4")]),
     ("sound needed (`presence`)", "0.1", [(v, {"AG_TUNE_presence": v}, []) for v in ("0.05", "0.2")]),
     ("voice to start while young (`voicedHarmonicity`)", "0.4", [(v, {"AG_TUNE_voicedHarmonicity": v}, []) for v in ("0.35", "0.5")]),
+    ("a quiet room, voice to start (`quietRoomLevel`, dBFS)", "-40", [(v, {"AG_TUNE_quietRoomLevel": v}, []) for v in ("-1000", "-50", "-30")]),
+    ("plain voicing to start (`plainVoicedBar`)", "0.85", [(v, {"AG_TUNE_plainVoicedBar": v}, []) for v in ("0.75", "0.9")]),
+    ("a sound clear of its room (`clearAboveFloor`, dB)", "20", [(v, {"AG_TUNE_clearAboveFloor": v}, []) for v in ("15", "30")]),
 ]
 
 
