@@ -15,8 +15,9 @@ import Testing
     /// Runs of knocks and scrapes (bursts of noise 10-150 ms long, dying away, 20-40 dB over
     /// the room) over running water (noise at -65 dBFS), `seconds` long; the same sound for a
     /// given `seed`.
-    static func washingUp(seconds: Double, seed: UInt64) -> [Float] {
-        var x = Signals.noise(rms: 0.00056, seconds: seconds, rate: rate, seed: seed)
+    /// `room` and `knocks` scale the water and the knocks (1: as described).
+    static func washingUp(seconds: Double, seed: UInt64, room: Double = 1, knocks knockScale: Double = 1) -> [Float] {
+        var x = Signals.noise(rms: 0.00056 * room, seconds: seconds, rate: rate, seed: seed)
         let knocks = Signals.noise(rms: 1, seconds: seconds, rate: rate, seed: seed &+ 100)
         var state = seed &* 6_364_136_223_846_793_005 &+ 1
         func uniform(_ a: Double, _ b: Double) -> Double {
@@ -27,7 +28,7 @@ import Testing
         while run < seconds - 0.2 {
             var at = run
             for _ in 0..<Int(uniform(1, 6)) {
-                let length = uniform(0.01, 0.15), gain = uniform(0.006, 0.06)
+                let length = uniform(0.01, 0.15), gain = uniform(0.006, 0.06) * knockScale
                 let start = Int(at * rate)
                 for i in 0..<min(Int(length * rate), x.count - start) {
                     x[start + i] += Float(gain * exp(-Double(i) / (length * rate / 5))) * knocks[start + i]
@@ -42,6 +43,15 @@ import Testing
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func washingUpInAQuietRoomStartsNoSpeech(seed: UInt64) async throws {
         let x = Self.washingUp(seconds: 6, seed: seed)
+        let events = try await VoiceActivityDetectorTests().vad(x)
+        #expect(events.isEmpty, "seed \(seed): \(events)")
+    }
+
+    /// A room of -35 dBFS is not quiet, but knocks 40-60 dB over it still need a voice to
+    /// start speech.
+    @Test(arguments: [UInt64(1), 2, 3, 4])
+    func knocksFarAboveALouderRoomStartNoSpeech(seed: UInt64) async throws {
+        let x = Self.washingUp(seconds: 6, seed: seed, room: 31.6, knocks: 100)
         let events = try await VoiceActivityDetectorTests().vad(x)
         #expect(events.isEmpty, "seed \(seed): \(events)")
     }

@@ -40,7 +40,7 @@ final class SpeechFrameAnalysis {
     /// `holdingLevel`: the talker's loud level does not fall over this frame (an echo plays).
     /// `voicing`: the frame's plain voicing is measured too (`plainVoicing`; a second pair of
     /// FFTs).
-    func measure(_ samples: UnsafePointer<Float>, count: Int, frame: Int64, holdingLevel: Bool = false, voicing wanted: Bool = true)
+    func measure(_ samples: UnsafePointer<Float>, count: Int, frame: Int64, holdingLevel: Bool = false, voicing wanted: Bool)
         -> (m: (llr: Float, harmonicity: Float, level: Float, high: Float), signal: Float, gate: Float) {
         let m = features.measure(samples, count: count)
         let e = evidence.measure(m, frame: frame, holdingLevel: holdingLevel)

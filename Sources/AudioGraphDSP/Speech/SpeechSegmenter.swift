@@ -88,12 +88,13 @@ struct SpeechSegmenter {
 
     /// Decides on frame `frame` (after `score`), with its `evidence`, its `signal` (evidence
     /// before the background gate), its 4-8 kHz ratio `high`, whether it is `voiced`
-    /// (periodic), `plainVoiced` (periodic by the plain measure, or in speech) and `clear` (well above the
-    /// room's quiet level), at stream time `now`.
+    /// (periodic), `plainVoiced` (periodic by the plain measure; not measured inside speech,
+    /// whose frames count as voiced) and `clear` (where a voice's plain periodicity can be
+    /// heard), at stream time `now`.
     mutating func decide(frame: Int64, evidence: Float, signal: Float, high: Float, voiced: Bool,
-                         plainVoiced: Bool = true, clear: Bool = false, now: Double,
+                         plainVoiced: Bool, clear: Bool, now: Double,
                          _ decide: (Decision) -> Void) {
-        plainVoicedFrames = plainVoicedFrames << 1 | (plainVoiced ? 1 : 0)
+        plainVoicedFrames = plainVoicedFrames << 1 | (speaking || plainVoiced ? 1 : 0)
         // A word's tail: after the last frame with speech evidence, the sound that stays
         // above the noise without a break, though the background gate has faded it out.
         if evidence >= tailThreshold {

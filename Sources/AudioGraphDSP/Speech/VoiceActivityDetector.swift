@@ -184,7 +184,8 @@ public final class VoiceActivityDetector: AudioNode {
                 (f.baseAddress!).update(from: r.baseAddress! + start, count: tail)
                 (f.baseAddress! + tail).update(from: r.baseAddress!, count: start)
             }
-            // Plain voicing matters to starts only: not measured while speech goes on.
+            // Plain voicing matters to starts only: not measured while speech goes on (the
+            // segmenter counts those frames as voiced).
             return a.measure(f.baseAddress!, count: frameLength, frame: framesDone,
                              holdingLevel: echo.covers(end - frameSeconds, end), voicing: !segmenter.speaking)
         }
@@ -200,7 +201,7 @@ public final class VoiceActivityDetector: AudioNode {
         // Where a voice's plain periodicity can be heard: a quiet room, or a sound well above its room.
         let clear = a.floorLevel < Tuning.quietRoomLevel || m.level - a.floorLevel >= Tuning.clearAboveFloor
         segmenter.decide(frame: framesDone, evidence: speech, signal: signal, high: m.high, voiced: voiced,
-                         plainVoiced: segmenter.speaking || a.plainVoicing >= Tuning.plainVoicedBar, clear: clear, now: now) {
+                         plainVoiced: a.plainVoicing >= Tuning.plainVoicedBar, clear: clear, now: now) {
             record($0, &io, output)
         }
         return probability
