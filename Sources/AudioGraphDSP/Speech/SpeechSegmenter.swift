@@ -131,6 +131,10 @@ struct SpeechSegmenter {
                     speaking = true
                     possibleSpeech = false
                     run = 0
+                    // The frames that confirmed the onset are speech, though none passed the
+                    // tail's threshold: else its end would be the last word's, before its start.
+                    lastRawSpeechFrame = max(lastRawSpeechFrame, frame)
+                    lastTailFrame = max(lastTailFrame, frame)
                     // Back-dated over the weaker frames that lead into it (a soft /θ/ or /f/
                     // before the vowel), at most `leadInFrames`.
                     let first = max(min(weakRunStart, runStart), runStart - Tuning.leadInFrames)
