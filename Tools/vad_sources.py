@@ -11,6 +11,9 @@ peers (WebRTC VAD's recipe, Silero's VADIterator) in the same run.
 2. Quiet scenes (issue #40, "the first seconds in a quiet room"): 6 s windows of each corpus
    noise recording, scaled to an RMS of -60, -55, -50, -45 and -40 dBFS: speech starts in the
    first 6 s (each is a false start: there is no speech).
+3. Lead-ins: recordings whose first word comes after their first LEAD_MARGIN s; a start in the
+   first 6 s and LEAD_MARGIN s or more before the first word is a false start before it (the
+   issue's "corpus's own quiet lead-ins"). Listed per detector, with what the peers do there.
 
   vad_sources.py AUDIOGRAPH [--windows N]
 Needs ../shared/bench's virtualenv (/tmp/benchvenv: ../shared/bench/setup.sh).
@@ -31,6 +34,18 @@ import common  # noqa: E402
 import vad_peers  # noqa: E402
 
 LEVELS = (-60, -55, -50, -45, -40)
+LEAD_MARGIN = 0.15  # s: a start this much before the first word's aligned onset is early
+
+
+def early_start(segs, regions):
+    """How a detector opens a recording with a lead-in: (the first segment start in the first 6 s
+    that lies LEAD_MARGIN s or more before the first speech region, or None; the first decision
+    to start taken before that region's onset, or None). The first is an onset stamped early;
+    the second a start the lead-in itself caused, whatever the stamp."""
+    first = regions[0][0]
+    stamped = [g["start"] for g in segs if g["start"] < 6 and g["start"] <= first - LEAD_MARGIN]
+    decided = [g["start_at"] for g in segs if g["start_at"] < min(6, first)]
+    return (min(stamped) if stamped else None, min(decided) if decided else None)
 
 
 def scenes(x, level, windows=15):
@@ -88,6 +103,7 @@ def main():
 
     scores = collections.defaultdict(vad_peers.Score)
     unaligned = []
+    lead_ins = collections.defaultdict(dict)  # recording -> detector -> early start or None
     for it in speech:
         try:
             regions = common.truth_speech(it)
@@ -102,6 +118,9 @@ def main():
             segs = run_detector(name, f, path, x)
             for key in (source_of(it), "pooled"):
                 scores[key, name].add(segs, regions, len(x) / common.SR)
+            if regions[0][0] >= LEAD_MARGIN:
+                lead_ins[it.id][name] = early_start(segs, regions)
+                lead_ins[it.id]["first word"] = regions[0][0]
     sources = sorted({k for k, _ in scores if k != "pooled"})
     print(f"## The vad per source ({len(speech) - len(unaligned)} recordings, {len(sources)} sources; F1 % / false alarm %)\n")
     if unaligned:
@@ -112,6 +131,19 @@ def main():
         f1 = {s: float(scores[s, n].row()[2]) for s in sources}
         worst = min(f1, key=f1.get)
         print(f"{n}: pooled F1 {scores['pooled', n].row()[2]} %, worst source {worst} {f1[worst]:.1f} %")
+
+    print(f"\n## Lead-ins: the first 6 s of the {len(lead_ins)} recordings whose first word comes after "
+          f"{LEAD_MARGIN} s\n")
+    print(f"Stamped early: a segment starts {LEAD_MARGIN} s or more before the first word's aligned onset "
+          "(the onset back-dated over what precedes the word). Decided early: the detector started "
+          "speech before that onset, so the lead-in started it.\n")
+    print(common.md_table(["detector", "stamped early", "decided early"],
+                          [[n, sum(v[n][0] is not None for v in lead_ins.values()),
+                            sum(v[n][1] is not None for v in lead_ins.values())] for n in D]) + "\n")
+    show = lambda t: "-" if t is None else f"{t:.2f}"  # noqa: E731
+    rows = [[rec, f"{v['first word']:.2f}", *[f"{show(v[n][0])} / {show(v[n][1])}" for n in D]]
+            for rec, v in sorted(lead_ins.items()) if any(v[n] != (None, None) for n in D)]
+    print(common.md_table(["recording", "first word s", *[f"{n}: stamped / decided s" for n in D]], rows))
 
     print(f"\n## Quiet scenes: speech starts in 6 s of noise alone ({a.windows} windows per recording and level)\n")
     rows = []
