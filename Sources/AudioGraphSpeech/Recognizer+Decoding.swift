@@ -21,7 +21,8 @@ extension Recognizer {
         let settings = UtteranceDecoder.Settings(
             nodeId: nodeId, segmentation: segmentation, finalPass: settings.finalPass, partialFrames: settings.partialFrames,
             alternatives: settings.alternatives, cmnLookahead: settings.cmnLookahead,
-            decodesInParts: settings.finalPass == .live && settings.search.isLanguageModel)
+            decodesInParts: settings.finalPass == .live && settings.search.isLanguageModel,
+            sessionCalibration: settings.sessionCalibration)
         let listener = self.listener
         var reported: RecognitionResult?
         let utterances = UtteranceDecoder(

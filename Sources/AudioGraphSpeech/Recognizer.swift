@@ -55,6 +55,8 @@ public final class Recognizer: AudioNode {
                           help: "the best Gaussians of each codebook that score a state per frame (PocketSphinx -topn): 2 takes about a fifth less CPU for about 2 points more WER (README: Serving speech)"),
             ParameterSpec("warp", .number(0.8...1.2), default: 1,
                           help: "the front end's frequency warp for the talker's vocal tract (PocketSphinx -warp_type inverse_linear; 1: none, below 1 for a longer tract, above for a shorter one): set per talker; no one value helps every talker (README: A talker's voice)"),
+            ParameterSpec("session-calibration", .bool, default: false,
+                          help: "word confidences follow how often this session's words are right: the model's confidences of the session's earlier words estimate its share of right words, and each final's confidences move from the 60 % the model was fitted at to that share; for long sessions of one talker (better calibrated where most words are wrong, and across sessions; confidences of different sessions compare less well: docs/confidences.md); false: the model's confidences alone"),
             ParameterSpec("continuous", .bool, default: true,
                           help: "keep recognising utterance after utterance (false: end the run after the first)"),
         ],

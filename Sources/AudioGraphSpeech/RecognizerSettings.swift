@@ -30,6 +30,9 @@ struct RecognizerSettings: Sendable {
     /// Limits of the cheaper search whose first words a session's first utterance shows
     /// while its held audio is decoded in full (see `UtteranceDecoder`); nil: none.
     let previewLimits: PocketSphinxDecoder.Limits?
+    /// Whether word confidences follow the session's estimated share of right words
+    /// (``SessionCalibration``).
+    let sessionCalibration: Bool
     /// Assistant mode: the wake word, its detection threshold, the command timeout.
     let wake: (phrase: String, threshold: Double, timeout: Double)?
 
@@ -80,6 +83,7 @@ struct RecognizerSettings: Sendable {
         partialFrames = Int(p.number("partials") * 16000)
         alternatives = p.integer("alternatives")
         continuous = p.bool("continuous")
+        sessionCalibration = p.bool("session-calibration")
         limits = .init(hmms: p.integer("max-hmms"), wordExits: p.integer("max-word-exits"), secondPass: p.bool("second-pass"),
                        gaussians: p.integer("top-gaussians"))
         warp = p.number("warp")

@@ -28,6 +28,8 @@ final class UtteranceDecoder {
         /// Whether utterances may be decoded in parts: a language model's search, with a live
         /// final pass (a grammar wants the whole sentence in one search).
         var decodesInParts: Bool
+        /// Whether final results' confidences follow the session's share of right words.
+        var sessionCalibration = false
     }
 
 
@@ -125,6 +127,8 @@ final class UtteranceDecoder {
     var batch: [Int16] = []
     /// The stream's voicing over the last `Tuning.voicingSeconds`, for the words' confidences.
     let voicing: VoicingTrack?
+    /// The session's share of right words, as its confidences say (nil: off).
+    var calibration: SessionCalibration?
 
     // Single pass (final=live): the model wants each utterance normalised by its own
     // cepstral mean, which a live pass cannot know in advance. Hold the session's first
@@ -157,6 +161,7 @@ final class UtteranceDecoder {
         seedFrames = wholePass ? 0 : Int(settings.cmnLookahead * 16000)
         held.reserveCapacity(Int((Tuning.prerollSeconds + settings.cmnLookahead) * 16000) + Tuning.previewReach + capacity)
         voicing = VoicingTrack(seconds: Tuning.voicingSeconds)
+        calibration = settings.sessionCalibration ? SessionCalibration() : nil
     }
 
     deinit { scratch.deallocate() }
@@ -321,6 +326,7 @@ final class UtteranceDecoder {
         guard !isCancelled(), !parts.isEmpty else { return }
         var result = RecognitionResult(joining: parts, start: start, end: t)
         if let v = voicing?.loudHalfVoicing(result.words.map { ($0.start, $0.end) }) { result = ConfidenceModel.voiced(result, v) }
+        if calibration != nil { result = calibration!.calibrate(result) }
         emit(.final(node: settings.nodeId, result: result), position)
     }
 
