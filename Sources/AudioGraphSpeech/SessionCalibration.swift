@@ -11,8 +11,10 @@ import AudioGraphResults
 /// steps of the EM estimate of a changed base rate (Saerens et al., 2002), starting from the
 /// fitted share, with `pseudoWords` words at the fitted share in the estimate so a short
 /// session moves little. Each new final's confidences are then moved from the fitted base rate
-/// to the estimate (their odds times the ratio of the two rates' odds); the order of words
-/// within the session does not change. Measured in docs/confidences.md.
+/// to the estimate (their odds times the ratio of the two rates' odds): the order of a final's
+/// words does not change, but words of finals far apart in a session may compare differently
+/// as the estimate moves. Measured in docs/confidences.md (on for long sessions of one talker;
+/// off by default).
 ///
 /// Bounded: the session's confidences are kept as counts in `bins` bins. Not on the audio
 /// path: it runs once per final result, on the decoding thread.
