@@ -13,6 +13,13 @@ CMU Arctic talkers, the Montreal Forced Aligner's developer (40 recordings), and
 multi-recording sources of corpus-more whose talker is one (lhotse, promo, praatio,
 speechbrain) -- a source with one recording is not a session.
 
+Then the word confidences the runs printed, per session (each word labelled right or wrong
+by aligning its recording's words to the transcript): ROC AUC, ECE and Brier score. The
+weights were fitted on these recordings (each decoded alone), so these are in-sample figures:
+what they show is the difference a setting makes (`--set asr.session-calibration=true`: the
+session's own share of right words, docs/confidences.md), not how well the weights generalise
+(`Tools/confidence loso`).
+
 Usage: Tools/session_adaptation.py BIN_DIR [--graph G] [-- --set k=v ...]
   With assignments after `--`, every session runs twice (without them, then with) and the
   table gives both; without, the baseline alone.
@@ -20,7 +27,7 @@ Usage: Tools/session_adaptation.py BIN_DIR [--graph G] [-- --set k=v ...]
 import argparse, json, os, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from transcripts import normalize, errors
+from transcripts import align, normalize, errors
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SHARED = os.path.join(ROOT, "..", "shared")
@@ -96,8 +103,9 @@ def tally(rows, after=30):
             sum(r[1] for r in rows if r[0] >= after), sum(r[2] for r in rows if r[0] >= after)]
 
 
-def assign(finals, spans):
-    """Each recording's recognised words (normalised), in order."""
+def assign(finals, spans, confidences=False):
+    """Each recording's recognised words (normalised), in order; with `confidences`, each as
+    (word, its confidence)."""
     hyps = [[] for _ in spans]
     for f in finals:
         # Word by word (a final can run across the pause between two recordings): each word
@@ -107,8 +115,30 @@ def assign(finals, spans):
                 continue
             m = (w["start"] + w["end"]) / 2
             k = min(range(len(spans)), key=lambda i: 0 if spans[i][0] <= m <= spans[i][1] else min(abs(m - spans[i][0]), abs(m - spans[i][1])))
-            hyps[k] += normalize(w["word"])
+            hyps[k] += [(t, w["confidence"]) for t in normalize(w["word"])] if confidences else normalize(w["word"])
     return hyps
+
+
+def labelled(finals, spans, files):
+    """(confidence, right) of every recognised word, by recording, aligned to its transcript."""
+    out = []
+    for h, (_, ref) in zip(assign(finals, spans, confidences=True), files):
+        right, _ = align([t for t, _ in h], normalize(ref))
+        out += [(c, r) for (_, c), r in zip(h, right)]
+    return out
+
+
+def measures(pairs):
+    """ROC AUC, ECE (10 bins) and Brier score of (confidence, right) pairs."""
+    pos = [c for c, r in pairs if r]
+    neg = [c for c, r in pairs if not r]
+    auc = (sum((a > b) + 0.5 * (a == b) for a in pos for b in neg) / (len(pos) * len(neg))) if pos and neg else float("nan")
+    bins = [[] for _ in range(10)]
+    for c, r in pairs:
+        bins[min(9, int(c * 10))].append((c, r))
+    ece = sum(len(b) / len(pairs) * abs(sum(c for c, _ in b) / len(b) - sum(r for _, r in b) / len(b)) for b in bins if b)
+    brier = sum((c - r) ** 2 for c, r in pairs) / len(pairs)
+    return f"{auc:.3f} / {ece:.3f} / {brier:.3f}"
 
 
 def score(finals, spans, files):
@@ -139,18 +169,30 @@ def main():
     print("| session | recordings (after 30 s) | seconds | " + " | ".join(f"{n}: all, after 30 s" for n, _ in configs) + " |")
     print("|---|---|---|" + "---|" * len(configs))
     totals = {n: [0, 0, 0, 0] for n, _ in configs}
+    words = {}  # session -> config -> [(confidence, right)]
     for name, files in sessions().items():
         path, spans = join(files, work, name)
         late = sum(1 for s, _ in spans if s >= 30)
         cells = []
         for n, x in configs:
-            rows = score(decode(ag, a.graph, path, x), spans, files)
+            finals = decode(ag, a.graph, path, x)
+            rows = score(finals, spans, files)
+            words.setdefault(name, {})[n] = labelled(finals, spans, files)
             t = tally(rows)
             totals[n] = [x + y for x, y in zip(totals[n], t)]
             cells.append(cell(t))
         print(f"| {name} | {len(files)} ({late}) | {spans[-1][1]:.0f} | " + " | ".join(cells) + " |")
         sys.stdout.flush()
     print("| (pooled) | | | " + " | ".join(cell(t) for t in totals.values()) + " |")
+    print("\n## The same runs' word confidences per session (in sample: AUC / ECE / Brier score)\n")
+    print("| session | words | share right | " + " | ".join(n for n, _ in configs) + " |")
+    print("|---|---|---|" + "---|" * len(configs))
+    for name, by in list(words.items()) + [("(pooled)", {n: [p for v in words.values() for p in v[n]] for n, _ in configs})]:
+        first = by[configs[0][0]]
+        if not first:
+            continue
+        print(f"| {name} | {len(first)} | {sum(r for _, r in first) / len(first):.2f} | "
+              + " | ".join(measures(by[n]) if by[n] else "-" for n, _ in configs) + " |")
 
 
 if __name__ == "__main__":
