@@ -41,11 +41,15 @@ public final class RemoteRecognitionSession: Sendable {
         public var wakeWord: String?
         /// With `wakeWord`: seconds after the wake word within which a command must begin.
         public var commandTimeout: Double?
+        /// Whether word confidences follow the session's own share of right words (the
+        /// recognizer's `session-calibration`, for a long dictation by one talker); nil: the
+        /// graph's (off in the shipped graphs).
+        public var sessionCalibration: Bool?
 
         /// Options for `graph`, audio at `sampleRate` Hz with `channels` channels.
         public init(graph: String = "dictation", sampleRate: Int = 16000, channels: Int = 1, grammar: String? = nil,
                     vocabulary: [String] = [], endOfSpeech: String? = nil, partials: Double? = nil, alternatives: Int? = nil,
-                    wakeWord: String? = nil, commandTimeout: Double? = nil) {
+                    wakeWord: String? = nil, commandTimeout: Double? = nil, sessionCalibration: Bool? = nil) {
             self.graph = graph
             self.sampleRate = sampleRate
             self.channels = channels
@@ -56,6 +60,7 @@ public final class RemoteRecognitionSession: Sendable {
             self.alternatives = alternatives
             self.wakeWord = wakeWord
             self.commandTimeout = commandTimeout
+            self.sessionCalibration = sessionCalibration
         }
     }
 
@@ -87,6 +92,7 @@ public final class RemoteRecognitionSession: Sendable {
         if let a = options.alternatives { start["alternatives"] = a }
         if let w = options.wakeWord { start["wake-word"] = w }
         if let t = options.commandTimeout { start["command-timeout"] = t }
+        if let c = options.sessionCalibration { start["session-calibration"] = c }
         do {
             try await l.sendOpening(start)
             let answer = try await withTimeout(endpoint.timeout) { try await l.receive() }

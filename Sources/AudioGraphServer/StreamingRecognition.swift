@@ -29,6 +29,9 @@ final class StreamingRecognition: @unchecked Sendable {
         var wakeWord: String?
         /// With `wakeWord`: seconds after it within which a command must begin.
         var commandTimeout: Double?
+        /// The recognizer's `session-calibration`: confidences follow the session's own share
+        /// of right words; nil: the graph's.
+        var sessionCalibration: Bool?
     }
 
     /// Where the graph runs: here, or in a session worker process (`serve --isolate`).
@@ -95,6 +98,7 @@ final class StreamingRecognition: @unchecked Sendable {
         if let k = options.keyphrase { set(asr, "keyphrase", .string(k)) }
         if let p = options.partials { set(asr, "partials", .number(p)) }
         if let a = options.alternatives { set(asr, "alternatives", .number(Double(a))) }
+        if let c = options.sessionCalibration { set(asr, "session-calibration", .bool(c)) }
         if let w = options.wakeWord {
             // The assistant's loop: command after command, never ended by a silence.
             set(asr, "wake-word", .string(w))

@@ -108,6 +108,54 @@ def test_audiograph_protocol_session_and_speech(server, speech):
     assert spoken[-1]["cancelled"] is False
 
 
+def test_session_calibration_moves_a_sessions_later_finals(server, speech):
+    """`session-calibration` in `start`: the first final keeps the model's confidences, later
+    ones move with what the session's earlier words say; without it they are the model's.
+    A value that is not a boolean is a bad request, and the connection stays."""
+    parts = [speech(t, pad=1.2) for t in ("go forward ten meters", "find japanese restaurants nearby",
+                                           "turn left at the corner")]
+    joined = os.path.join(tempfile.mkdtemp(prefix="ag-calibration-"), "three.wav")
+    with wave.open(joined, "wb") as out:
+        out.setnchannels(1), out.setsampwidth(2), out.setframerate(16000)
+        for p in parts:
+            with wave.open(p) as w:
+                out.writeframes(w.readframes(w.getnframes()))
+
+    async def session(ws, extra):
+        await ws.send(json.dumps({"type": "start", "graph": "dictation", **extra}))
+        events = [json.loads(await ws.recv())]
+        if events[0]["type"] != "started":
+            return events
+        for data in frames(joined, 6400):
+            await ws.send(data)
+        await ws.send(json.dumps({"type": "stop"}))
+        while events[-1]["type"] != "end":
+            events.append(json.loads(await ws.recv()))
+        return events
+
+    async def go(port, extra):
+        async with websockets.connect(f"ws://127.0.0.1:{port}/audiograph") as ws:
+            return await session(ws, extra)
+
+    def alone(extra):
+        # A server of its own: a server's later sessions reuse its decoder, whose cepstral
+        # mean carries over, so two sessions on one server differ a little.
+        s = Server(wyoming="none")
+        try:
+            return run(go(s.http_port, extra))
+        finally:
+            s.stop()
+    on, off = alone({"session-calibration": True}), alone({})
+    bad = run(go(server.http_port, {"session-calibration": "yes"}))
+    finals = lambda events: [[w["confidence"] for w in e["words"]] for e in events if e["type"] == "final"]  # noqa: E731
+    texts = lambda events: [e["text"] for e in events if e["type"] == "final"]  # noqa: E731
+    assert len(texts(on)) == 3 and texts(on) == texts(off), (texts(on), texts(off))
+    a, b = finals(on), finals(off)
+    assert a[0] == b[0]
+    assert a[1] != b[1] and a[2] != b[2]
+    assert bad[0]["type"] == "error" and bad[0]["code"] == "bad-request" and "session-calibration" in bad[0]["message"]
+
+
 def test_command_grammar_and_end_of_speech(server, speech):
     path = speech("find japanese restaurants nearby", pad=1.5)
     grammar = "#JSGF V1.0;\ngrammar c;\npublic <c> = (find | show) japanese restaurants nearby | go home;\n"

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Client → server, text: `{"type": "start", "graph", "rate", "channels", "format":
 /// "s16le"|"s32le", "grammar", "vocabulary", "end-of-speech", "partials", "alternatives",
-/// "wake-word", "command-timeout"}`,
+/// "wake-word", "command-timeout", "session-calibration"}`,
 /// `{"type": "stop"}` (finish and deliver), `{"type": "cancel"}` (discard),
 /// `{"type": "speak", "text", "voice", "rate"}`, `{"type": "cancel-speech"}`; binary: PCM
 /// in the started format. Server → client, text: `{"type": "started", "session", "graph"}`,
@@ -84,6 +84,10 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
         if let t = m["command-timeout"] {
             guard let t = (t as? NSNumber)?.doubleValue, (0.5...60).contains(t) else { return bad("command-timeout is seconds from 0.5 to 60") }
             options.commandTimeout = t
+        }
+        if let c = m["session-calibration"] {
+            guard let c = c as? Bool else { return bad("session-calibration is true or false") }
+            options.sessionCalibration = c
         }
         return .success((options, rate, channels, width))
     }
