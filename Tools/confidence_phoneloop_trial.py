@@ -27,7 +27,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Tools"))
-from loso import confidence_tool  # noqa: E402
+from loso import confidence_tool, input_variants_table  # noqa: E402
 
 
 
@@ -116,22 +116,7 @@ def main():
                 "+ the word's ratio": lambda w: [clip(w["ratio"])],
                 "+ the result's mean ratio": lambda w: [clip(w["result_ratio"])],
                 "+ both": lambda w: [clip(w["ratio"]), clip(w["result_ratio"])]}
-    groups = sorted({w["group"] for w in words})
-    print("| model inputs | pooled | mfa | promo | wenet | worst AUC / worst ECE |\n|---|---|---|---|---|---|")
-    for name, extra in variants.items():
-        items = [({"features": w["features"] + extra(w)}, w["right"]) for w in words]
-        group_of = {id(x): w["group"] for (x, _), w in zip(items, words)}
-        p = C.held_out(items, lambda x: group_of[id(x)], C.L2)
-        per = {}
-        for g in groups + ["pooled"]:
-            sel = [i for i, w in enumerate(words) if g == "pooled" or w["group"] == g]
-            per[g] = (len(sel), C.auc([p[i] for i in sel], [y[i] for i in sel]),
-                      C.ece([p[i] for i in sel], [y[i] for i in sel]))
-        big = [g for g in groups if per[g][0] >= 20]
-        worst_auc, worst_ece = min(big, key=lambda g: per[g][1]), max(big, key=lambda g: per[g][2])
-        cell = lambda g: f"{per[g][1]:.3f} / {per[g][2]:.3f}" if g in per else "-"  # noqa: E731
-        print(f"| {name} | {cell('pooled')} | {cell('mfa')} | {cell('promo')} | {cell('wenet')} | "
-              f"{worst_auc} {per[worst_auc][1]:.3f} / {worst_ece} {per[worst_ece][2]:.3f} |")
+    input_variants_table(C, words, variants)
 
 
 if __name__ == "__main__":

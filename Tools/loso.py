@@ -1,6 +1,7 @@
 """What the leave-one-source-out tools share (decoder_loso.py, vad_loso.py,
 confidence_background_trial.py): the corpus reader of `Tools/confidence`, the build whose
-tuning constants move, and measuring a grid of values and picking one on every source but one."""
+tuning constants move, measuring a grid of values and picking one on every source but one, and
+the confidence trials' table of model inputs."""
 import functools
 import importlib.machinery
 import importlib.util
@@ -63,3 +64,26 @@ def folds(chosen, groups, shipped):
         else:
             cells.append(f"{v}: {len(took)} ({', '.join(took) if len(took) <= len(groups) / 2 else 'all but ' + ', '.join(rest)})")
     return "; ".join(cells) or "none"
+
+
+def input_variants_table(C, words, variants):
+    """The confidence trials' table: for each variant (name -> the inputs it adds to a word),
+    the held-out AUC / ECE pooled and of mfa, promo and wenet, and the worst source of those
+    with 20 words or more. `C` is `confidence_tool()`; `words` dicts with `group`, `features`
+    and `right`."""
+    groups = sorted({w["group"] for w in words})
+    y = [1.0 if w["right"] else 0.0 for w in words]
+    print("| model inputs | pooled | mfa | promo | wenet | worst AUC / worst ECE |\n|---|---|---|---|---|---|")
+    for name, extra in variants.items():
+        items = [({"features": w["features"] + extra(w)}, w["right"]) for w in words]
+        group_of = {id(x): w["group"] for (x, _), w in zip(items, words)}
+        p = C.held_out(items, lambda x: group_of[id(x)], C.L2)
+        per = {}
+        for g in groups + ["pooled"]:
+            sel = [i for i, w in enumerate(words) if g == "pooled" or w["group"] == g]
+            per[g] = (len(sel), C.auc([p[i] for i in sel], [y[i] for i in sel]), C.ece([p[i] for i in sel], [y[i] for i in sel]))
+        big = [g for g in groups if per[g][0] >= 20]
+        worst_auc, worst_ece = min(big, key=lambda g: per[g][1]), max(big, key=lambda g: per[g][2])
+        cell = lambda g: f"{per[g][1]:.3f} / {per[g][2]:.3f}" if g in per else "-"  # noqa: E731
+        print(f"| {name} | {cell('pooled')} | {cell('mfa')} | {cell('promo')} | {cell('wenet')} | "
+              f"{worst_auc} {per[worst_auc][1]:.3f} / {worst_ece} {per[worst_ece][2]:.3f} |")

@@ -129,16 +129,13 @@ def labelled(finals, spans, files):
 
 
 def measures(pairs):
-    """ROC AUC, ECE (10 bins) and Brier score of (confidence, right) pairs."""
-    pos = [c for c, r in pairs if r]
-    neg = [c for c, r in pairs if not r]
-    auc = (sum((a > b) + 0.5 * (a == b) for a in pos for b in neg) / (len(pos) * len(neg))) if pos and neg else float("nan")
-    bins = [[] for _ in range(10)]
-    for c, r in pairs:
-        bins[min(9, int(c * 10))].append((c, r))
-    ece = sum(len(b) / len(pairs) * abs(sum(c for c, _ in b) / len(b) - sum(r for _, r in b) / len(b)) for b in bins if b)
-    brier = sum((c - r) ** 2 for c, r in pairs) / len(pairs)
-    return f"{auc:.3f} / {ece:.3f} / {brier:.3f}"
+    """ROC AUC, ECE (10 bins) and Brier score of (confidence, right) pairs, by
+    `Tools/confidence`'s own measures."""
+    from loso import confidence_tool
+    C = confidence_tool()
+    p, y = [c for c, _ in pairs], [1.0 if r else 0.0 for _, r in pairs]
+    brier = sum((c - t) ** 2 for c, t in zip(p, y)) / len(p)
+    return f"{C.auc(p, y):.3f} / {C.ece(p, y):.3f} / {brier:.3f}"
 
 
 def score(finals, spans, files):

@@ -64,16 +64,14 @@ struct SessionCalibration {
     mutating func calibrate(_ result: RecognitionResult) -> RecognitionResult {
         let share = shareRight
         var r = result
-        var any = false
         for i in r.words.indices {
             guard let e = r.words[i].evidence else { continue }
             let p = ConfidenceModel.probability(e)
             r.words[i].confidence = Self.moved(p, from: fitted, to: share)
             counts[min(Self.bins - 1, max(0, Int(p * Double(Self.bins))))] += 1
             total += 1
-            any = true
         }
-        if any { r.confidence = RecognitionResult.meanConfidence(r.words) }
+        r.confidence = RecognitionResult.meanConfidence(r.words)
         return r
     }
 }

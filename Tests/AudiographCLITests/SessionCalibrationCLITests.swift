@@ -13,15 +13,8 @@ import Testing
     }
 
     @Test(.flite) func laterFinalsFollowTheSessionAndTheDefaultLeavesThemTheModels() throws {
-        let parts = ["go forward ten meters", "find japanese restaurants nearby", "turn left at the corner"].compactMap { Flite.speech($0) }
-        try #require(parts.count == 3)
-        var samples: [Int32] = []
-        for part in parts {
-            let w = try WAVFixture.read(part)
-            samples += Array(repeating: 0, count: w.rate / 2) + w.samples + Array(repeating: 0, count: 2 * w.rate)
-        }
-        let joined = CLI.tempDir().appendingPathComponent("three.wav")
-        try WAVFixture.write(joined, rate: 16000, channels: 1, bits: 16, samples: samples)
+        let joined = try #require(Flite.speech(["go forward ten meters", "find japanese restaurants nearby", "turn left at the corner"],
+                                               pause: 2))
         let on = try CLI.run(["run", "graphs/dictation.json", "--source", joined.path, "--json", "--set", "asr.session-calibration=true"])
         let off = try CLI.run(["run", "graphs/dictation.json", "--source", joined.path, "--json"])
         #expect(on.status == 0 && off.status == 0, "\(on.stderr)\(off.stderr)")
