@@ -8,10 +8,10 @@ run (graphs/dictation.json, `--source`): the recognizer hears the talker as a li
 would, utterance after utterance. Each recognised word goes to the recording its time lies in;
 each recording's words, in order, are scored against its transcript. "After 30 s":
 the recordings that start 30 s or more into the session. Sessions (talkers known from the
-corpus's notes): pocketsphinx's LibriVox reader and its cards talker, LJ Speech, the two
-CMU Arctic talkers, the Montreal Forced Aligner's developer (40 recordings), and the
-multi-recording sources of corpus-more whose talker is one (lhotse, promo, praatio,
-speechbrain) -- a source with one recording is not a session.
+corpus's notes): pocketsphinx's LibriVox reader and its cards talker, the two
+CMU Arctic talkers, the Montreal Forced Aligner's developer (48 recordings), LJ Speech's
+reader (with the three recordings of hers that lhotse and speechbrain carry), and the prosody
+lab's read sentences (promo, praatio) -- a talker with one recording is not a session.
 
 Then the word confidences the runs printed, per session (each word labelled right or wrong
 by aligning its recording's words to the transcript): ROC AUC, ECE and Brier score. The
@@ -43,10 +43,15 @@ def talker(folder, e):
                 return prefix
         return None
     g = e.get("group")
+    if "_LJ0" in f:
+        # LJ Speech's reader, wherever a source took her recordings from (lhotse, speechbrain).
+        return "ljspeech"
     if g == "mfa":
         # The developer's own recordings; LibriSpeech's and Common Voice's are other talkers.
         return None if "61-70968" in f or "common_voice" in f else "mfa-developer"
-    return g if g in ("lhotse", "promo", "praatio", "speechbrain") else None
+    # lhotse's other recordings are a LibriSpeech reader and an AMI clip of two talkers, and
+    # speechbrain's other is a Harvard sentence: no talker of theirs has two recordings.
+    return g if g in ("promo", "praatio") else None
 
 
 def sessions():

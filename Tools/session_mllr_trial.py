@@ -20,6 +20,12 @@ Usage: Tools/session_mllr_trial.py BIN_DIR [--window S] [hyp|ref|hyp-bias|ref-bi
   (`--window S`: adapt from the recordings that start in the first S s, judge on the rest;
   default 30)
   (`-bias`: the transform's shift term alone, `mllr_solve -mllrmult no`)
+       Tools/session_mllr_trial.py BIN_DIR --bound [--effect "SOX EFFECT"] SESSION ...
+  (the most one mean transform can give a session: estimated from all its recordings whose
+  words the dictionary has, with their reference words, and judged on those same recordings,
+  each decoded alone -- supervised and in sample. `--effect` first passes every recording
+  through a sox effect, e.g. "pitch 400": a talker the model has not heard, made on purpose,
+  where a working transform must gain)
 """
 import os, shutil, struct, subprocess, sys, tempfile
 
@@ -27,7 +33,7 @@ import numpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from session_adaptation import ROOT, SHARED, assign, cell, decode, join, score, sessions, tally
-from transcripts import normalize
+from transcripts import errors, normalize
 
 HMM = "/usr/share/pocketsphinx/model/en-us/en-us"
 DICT = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
@@ -132,6 +138,42 @@ def adapted_model(model, wavs, texts, work, bias_only=False):
     return out, len(utts)
 
 
+def bound(ag, graph, names, effect):
+    """Each named session's WER without and with a transform from its own reference words."""
+    vocab = {l.split()[0] for l in open(DICT) if l.strip()}
+    work = tempfile.mkdtemp(prefix="ag-mllr-bound-")
+    model = adaptable_model(work)
+    all_sessions = sessions()
+    print(f"## One MLLR transform, supervised and in sample{' (recordings through sox ' + effect + ')' if effect else ''}\n")
+    print("| session | recordings (in the dictionary) | WER without | WER with the transform |")
+    print("|---|---|---|---|")
+    for name in names:
+        if name not in all_sessions:
+            sys.exit(f"session_mllr_trial: no session {name!r} (there are {', '.join(all_sessions)})")
+        files = [(p, normalize(t)) for p, t in all_sessions[name]]
+        known = [(p, t) for p, t in files if all(w in vocab for w in t)]
+        wavs = []
+        for k, (p, _) in enumerate(known):
+            w = os.path.join(work, f"{name}-{k}.wav")
+            subprocess.run(["sox", "-D", p, "-r", "16000", "-c", "1", "-b", "16", w] + effect.split(),
+                           check=True, stderr=subprocess.DEVNULL)
+            wavs.append(w)
+        adapted = adapted_model(model, wavs, [t for _, t in known], work) if known else None
+        cells = []
+        for extra in [[], ["--set", f"asr.hmm={adapted[0]}"] if adapted else None]:
+            if extra is None:
+                cells.append("-")
+                continue
+            words = errs = 0
+            for w, (_, t) in zip(wavs, known):
+                hyp = [x for f in decode(ag, graph, w, extra) for v in f.get("words", [])
+                       if not v["word"].startswith(("<", "[")) for x in normalize(v["word"])]
+                words, errs = words + len(t), errs + errors(hyp, t)
+            cells.append(f"{100 * errs / words:.1f} % ({errs}/{words})")
+        print(f"| {name} | {len(files)} ({len(known)}) | " + " | ".join(cells) + " |")
+        sys.stdout.flush()
+
+
 def main():
     if not os.path.isdir(SHARED):
         print("session_mllr_trial: skipped: ../shared (the corpus) is absent")
@@ -142,6 +184,16 @@ def main():
         sys.exit("session_mllr_trial: needs sphinxtrain, sphinxbase-utils and pocketsphinx "
                  "(apt-get install sphinxtrain sphinxbase-utils pocketsphinx)")
     args = sys.argv[1:]
+    graph = os.path.join(ROOT, "graphs", "dictation.json")
+    if "--bound" in args:
+        args.remove("--bound")
+        effect = ""
+        if "--effect" in args:
+            k = args.index("--effect")
+            effect = args[k + 1]
+            del args[k:k + 2]
+        bound(os.path.join(args[0], "audiograph"), graph, args[1:] or ["mfa-developer"], effect)
+        return
     window = 30.0
     if "--window" in args:
         k = args.index("--window")
@@ -149,7 +201,6 @@ def main():
         del args[k:k + 2]
     ag = os.path.join(args[0], "audiograph")
     kinds = args[1:] or ["hyp", "ref"]
-    graph = os.path.join(ROOT, "graphs", "dictation.json")
     work = tempfile.mkdtemp(prefix="ag-mllr-")
     model = adaptable_model(work)
     print(f"## MLLR from the session's first {window:g} s (one mean transform, sphinxtrain)\n")
