@@ -7,6 +7,12 @@ extension PocketSphinxDecoder {
     /// interpolated: a new word's probability is this share of the vocabulary model's.
     static let vocabularyWeight: Float = 0.01
 
+    /// The fewest words a new word's share of the vocabulary's model is divided among. A
+    /// vocabulary of one new word gave it the whole share (0.01, as likely as "a"), and it
+    /// replaced unrelated speech ("blind man" heard as "aligner"); 22 is the size at which
+    /// the vocabulary bench measured its words found and the corpus unharmed.
+    static let vocabularyWordsAtLeast = 22
+
     /// Gives the vocabulary's words and phrases language-model weight: a small model of its
     /// own (each word a unigram, each phrase's word pairs a bigram) interpolated with the
     /// search's model, which replaces it. The words must be in the dictionary already (the
@@ -63,7 +69,8 @@ extension PocketSphinxDecoder {
         try addVocabularyModel(vocabulary.map { $0.merged(with: more) } ?? more)
     }
 
-    /// The vocabulary as an ARPA model: its new words share the unigram mass; every pair of
+    /// The vocabulary as an ARPA model: its new words share the unigram mass (each at most
+    /// `1 / vocabularyWordsAtLeast` of it, the rest left unused); every pair of
     /// words inside a phrase is a likely bigram. Words the
     /// dictionary had get no unigram mass here (the main model knows them), only their
     /// place in the phrases. Log10 probabilities.
@@ -79,7 +86,7 @@ extension PocketSphinxDecoder {
             for (a, b) in zip(words, words.dropFirst()) { bigrams.insert("\(a) \(b)") }
         }
         let uni = unigrams.sorted(), bi = bigrams.sorted()
-        let p = log10(1 / Double(max(new.count, 1)))
+        let p = log10(1 / Double(max(new.count, vocabularyWordsAtLeast)))
         func f(_ x: Double) -> String { String(format: "%.4f", x) }
         var text = "\\data\\\nngram 1=\(uni.count)\nngram 2=\(bi.count)\n\n\\1-grams:\n"
         for w in uni { text += "\(f(new.contains(w) ? p : -99)) \(w) \(f(0))\n" }

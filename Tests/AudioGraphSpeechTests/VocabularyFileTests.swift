@@ -73,4 +73,25 @@ import Testing
         #expect(v.skipped.count == 1 && v.skipped[0].contains("entry 2") && v.skipped[0].contains("\"shawarma\" was left out"),
                 "\(v.skipped)")
     }
+
+    /// A new word's unigram in the vocabulary's model: shared among the new words, but never
+    /// more than a 22nd of it, so a vocabulary of one word does not make it as likely as "a".
+    @Test func aFewNewWordsAreNotMadeAsLikelyAsTheCommonest() throws {
+        func unigram(_ word: String, _ v: Vocabulary) -> Double? {
+            for line in PocketSphinxDecoder.arpa(v).split(separator: "\n") {
+                let fields = line.split(separator: " ").map(String.init)
+                if fields.count == 3 && fields[1] == word { return Double(fields[0]) }
+            }
+            return nil
+        }
+        let one = try vocabulary("montreal forced aligner\naligner\tAH L AY N ER\n", known: ["montreal", "forced"])
+        #expect(one.words.map(\.spelling) == ["aligner"])
+        let letters: [String] = "abcdefghijklmnopqrstuv".map { String($0) }
+        let lines: [String] = letters.map { (letter: String) -> String in "zorb\(letter)\tZ AO R B" }
+        let few = try vocabulary(lines.joined(separator: "\n") + "\naligner\tAH L AY N ER\n")
+        #expect(few.words.count == 23)
+        #expect(abs(try #require(unigram("aligner", one)) - log10(1 / 22.0)) < 1e-4, "one word: a 22nd, not all of it")
+        #expect(abs(try #require(unigram("aligner", few)) - log10(1 / 23.0)) < 1e-4, "23 words share it equally")
+        #expect(try #require(unigram("montreal", one)) == -99, "a word the dictionary had keeps the main model's weight")
+    }
 }
