@@ -217,10 +217,13 @@ final class PocketSphinxDecoder {
     /// Puts the decoder back in the state `warmUp` left it in, for another stream: no
     /// utterance open, the main search current (where it is built), frames numbered from 0, the cepstral mean as loaded,
     /// the side meter empty. A stream decoded after `startOver` gets the same results as
-    /// with a fresh load (tested), except with a live pass and a cepstral look-ahead, whose
-    /// scores can differ in their last digits (alternatives' scores by up to about 1 %, word
-    /// confidences by 0.001, on both corpora). The cause is not pinned down; the preview,
-    /// which is not built again, is part of it.
+    /// with a fresh load (tested), except through the utterance decoder with a live pass,
+    /// whose scores can differ in their last digits (alternatives' scores by up to about 1 %,
+    /// word confidences by 0.001, on both corpora). The cause is not pinned down. It is not
+    /// the preview, the side meter's front end (made anew, nothing changes) or a plain live
+    /// decode (one after `startOver` matches a fresh one); it is something the utterance
+    /// decoder's parts leave in PocketSphinx (flite's "go forward ten meters": every path
+    /// of the first utterance 15 points apart, the words' confidences equal).
     func startOver() {
         if phase == .previewing || phase == .decoding { _ = ps_end_utt(decoder) }
         phase = .idle
