@@ -8,7 +8,7 @@ extension PocketSphinxDecoder {
     static let vocabularyWeight: Float = 0.01
 
     /// The fewest words a new word's share of the vocabulary's model is divided among. A
-    /// vocabulary of one new word gave it the whole share (0.01, as likely as "a"), and it
+    /// vocabulary of one new word gave it the whole share (0.01, nearly as likely as "a"), and it
     /// replaced unrelated speech ("blind man" heard as "aligner"); 22 is the size at which
     /// the vocabulary bench measured its words found and the corpus unharmed.
     static let vocabularyWordsAtLeast = 22
