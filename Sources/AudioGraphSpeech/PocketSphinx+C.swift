@@ -220,10 +220,12 @@ final class PocketSphinxDecoder {
     /// with a fresh load (tested), except through the utterance decoder with a live pass,
     /// whose scores can differ in their last digits (alternatives' scores by up to about 1 %,
     /// word confidences by 0.001, on both corpora). The cause is not pinned down. It is not
-    /// the preview, the side meter's front end (made anew, nothing changes) or a plain live
-    /// decode (one after `startOver` matches a fresh one); it is something the utterance
-    /// decoder's parts leave in PocketSphinx (flite's "go forward ten meters": every path
-    /// of the first utterance 15 points apart, the words' confidences equal).
+    /// the preview, the side meter's front end (made anew, nothing changes) or decoding in
+    /// parts (without them too), and a plain live decode after `startOver` matches a fresh
+    /// one even when the stream before went through the utterance decoder: only the
+    /// utterance decoder's way of driving the next stream shows it (flite's "go forward ten
+    /// meters": every path of the first utterance 15 points apart, the words' confidences
+    /// equal).
     func startOver() {
         if phase == .previewing || phase == .decoding { _ = ps_end_utt(decoder) }
         phase = .idle
