@@ -7,8 +7,9 @@ import Testing
 /// finals move with its own earlier words, and without the option they keep the model's.
 @Suite(.serialized) struct RemoteCalibrationTests {
     /// The finals of one session on a server of its own: two sessions one after the other on
-    /// one server give first finals whose confidences differ by up to 0.01 (its decoder, kept
-    /// and reused, is not in a fresh one's state; why is not known yet).
+    /// one server give first finals whose confidences differ by up to 0.01 (a kept decoder
+    /// started over scores a stream's first utterance a little differently from a fresh one;
+    /// `PocketSphinxDecoder.startOver` says where).
     func finals(_ audio: [Float], calibrated: Bool?) async throws -> [RemoteResult] {
         let server = try RemoteSessionTests.Server()
         defer { server.kill() }

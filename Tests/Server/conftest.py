@@ -81,14 +81,21 @@ def have(tool):
 
 @pytest.fixture(scope="session")
 def speech():
-    """speech(text, rate=16000, channels=1) -> path of a WAV of flite saying `text`."""
+    """speech(text, rate=16000, channels=1, pad=0.3) -> path of a WAV of flite saying `text`
+    with `pad` seconds of silence before and after; `text` a list: each saying so, one after
+    the other in one WAV."""
     if not (have("flite") and have("sox")):
         pytest.skip("flite or sox is not installed (Tools/install-deps installs them)")
     folder = tempfile.mkdtemp(prefix="ag-serve-speech-")
     made = {}
 
     def make(text, rate=16000, channels=1, pad=0.3):
-        key = (text, rate, channels, pad)
+        key = (tuple(text) if isinstance(text, list) else text, rate, channels, pad)
+        if key not in made and isinstance(text, list):
+            parts = [make(t, rate, channels, pad) for t in text]
+            out = os.path.join(folder, f"joined{len(made)}-{rate}-{channels}.wav")
+            subprocess.run(["sox"] + parts + [out], check=True)
+            made[key] = out
         if key not in made:
             raw = os.path.join(folder, f"raw{len(made)}.wav")
             out = os.path.join(folder, f"s{len(made)}-{rate}-{channels}.wav")

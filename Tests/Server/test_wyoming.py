@@ -187,6 +187,8 @@ def test_bad_input_is_an_error_and_the_connection_goes_on(server):
         assert e.type == "error" and e.data["code"] == "bad-header"
         s.sendall(json.dumps({"type": "audio-chunk", "data_length": "ten"}).encode() + b"\n")
         assert read_event(r).data["code"] == "bad-header"
+        s.sendall(json.dumps({"type": "audio-chunk", "data_length": True}).encode() + b"\n")  # not the number 1
+        assert read_event(r).data["code"] == "bad-header"
         s.sendall(json.dumps({"type": "transcribe", "data_length": 5}).encode() + b"\n" + b"[1,2]")
         assert read_event(r).data["code"] == "bad-data"
         s.sendall(json.dumps({"type": "audio-chunk", "payload_length": 5_000_000}).encode() + b"\n" + bytes(5_000_000))

@@ -61,8 +61,8 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
         }
         guard let graph = m["graph"] as? String ?? (m["graph"] == nil ? "dictation" : nil) else { return bad("graph must be a name") }
         var options = StreamingRecognition.Options(graph: graph)
-        guard let rate = m["rate"] == nil ? 16000 : (m["rate"] as? NSNumber)?.intValue,
-              let channels = m["channels"] == nil ? 1 : (m["channels"] as? NSNumber)?.intValue else { return bad("rate and channels must be numbers") }
+        guard let rate = m["rate"] == nil ? 16000 : JSONField.number(m["rate"])?.intValue,
+              let channels = m["channels"] == nil ? 1 : JSONField.number(m["channels"])?.intValue else { return bad("rate and channels must be numbers") }
         let format = m["format"] as? String ?? "s16le"
         guard let width = ["s16le": 2, "s32le": 4][format] else { return bad("format \"\(format)\" (s16le or s32le)") }
         guard (8000...192_000).contains(rate), (1...8).contains(channels) else { return bad("rate \(rate) (8000-192000), channels \(channels) (1-8)") }
@@ -75,18 +75,18 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
             guard let e = e as? String, ["long", "short", "none"].contains(e) else { return bad("end-of-speech is long, short or none") }
             options.endOfSpeech = e
         }
-        if let p = m["partials"] { guard let p = (p as? NSNumber)?.doubleValue, (0...10).contains(p) else { return bad("partials is seconds from 0 to 10") }; options.partials = p }
-        if let a = m["alternatives"] { guard let a = (a as? NSNumber)?.intValue, (0...10).contains(a) else { return bad("alternatives is 0 to 10") }; options.alternatives = a }
+        if let p = m["partials"] { guard let p = JSONField.number(p)?.doubleValue, (0...10).contains(p) else { return bad("partials is seconds from 0 to 10") }; options.partials = p }
+        if let a = m["alternatives"] { guard let a = JSONField.number(a)?.intValue, (0...10).contains(a) else { return bad("alternatives is 0 to 10") }; options.alternatives = a }
         if let w = m["wake-word"] {
             guard let w = w as? String, !w.trimmingCharacters(in: .whitespaces).isEmpty else { return bad("wake-word must be a phrase") }
             options.wakeWord = w
         }
         if let t = m["command-timeout"] {
-            guard let t = (t as? NSNumber)?.doubleValue, (0.5...60).contains(t) else { return bad("command-timeout is seconds from 0.5 to 60") }
+            guard let t = JSONField.number(t)?.doubleValue, (0.5...60).contains(t) else { return bad("command-timeout is seconds from 0.5 to 60") }
             options.commandTimeout = t
         }
         if let c = m["session-calibration"] {
-            guard let c = c as? Bool else { return bad("session-calibration is true or false") }
+            guard let c = JSONField.boolean(c) else { return bad("session-calibration is true or false") }
             options.sessionCalibration = c
         }
         return .success((options, rate, channels, width))
@@ -138,7 +138,7 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
     private func speak(_ m: [String: Any]) -> Bool {
         guard let text = m["text"] as? String else { return fault("bad-request", "speak: needs \"text\"") }
         let voice = m["voice"] as? String ?? "rms"
-        let rate = (m["rate"] as? NSNumber)?.doubleValue ?? 1
+        let rate = JSONField.number(m["rate"])?.doubleValue ?? 1
         if let refusal = socket.server.limiter.admit(app: socket.app, appLimit: socket.appLimit) {
             socket.server.metrics.refused(socket.wire, refusal.rawValue)
             return fault(refusal == .draining ? "draining" : "busy", "speak: server \(refusal.rawValue)")

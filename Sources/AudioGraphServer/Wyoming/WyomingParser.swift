@@ -119,7 +119,7 @@ public struct WyomingParser {
     /// A length field: absent or null is 0; a whole number from 0; else nil.
     private static func length(_ value: Any?) -> Int? {
         guard let value, !(value is NSNull) else { return 0 }
-        guard let n = value as? NSNumber else { return nil }
+        guard let n = JSONField.number(value) else { return nil }
         let d = n.doubleValue
         guard d >= 0, d <= Double(Int32.max), d == d.rounded() else { return nil }
         return Int(d)
