@@ -166,8 +166,7 @@ def bound(ag, graph, names, effect):
                 continue
             words = errs = 0
             for w, (_, t) in zip(wavs, known):
-                hyp = [x for f in decode(ag, graph, w, extra) for v in f.get("words", [])
-                       if not v["word"].startswith(("<", "[")) for x in normalize(v["word"])]
+                hyp = assign(decode(ag, graph, w, extra), [(0.0, float("inf"))])[0]
                 words, errs = words + len(t), errs + errors(hyp, t)
             cells.append(f"{100 * errs / words:.1f} % ({errs}/{words})")
         print(f"| {name} | {len(files)} ({len(known)}) | " + " | ".join(cells) + " |")

@@ -7,7 +7,8 @@ file of those words and a few phrases; then the shared corpus with the vocabular
 
 Reports: the share of sentences whose new word is found, word recall of the new words, and
 sentence WER, without and with the vocabulary; corpus WER without and with it, and with a
-vocabulary of one new word (neither must make it worse by more than 0.5 point). The vocabulary file is written to a temporary directory.
+vocabulary of one new word (neither should make it worse by more than 0.5 point). The
+vocabulary files are written to a temporary directory.
 """
 import json, os, subprocess, sys, tempfile
 
