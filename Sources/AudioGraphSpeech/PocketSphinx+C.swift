@@ -215,18 +215,19 @@ final class PocketSphinxDecoder {
     private var loadedMean: ag_cmn_snapshot_t?
 
     /// Puts the decoder back in the state `warmUp` left it in, for another stream: no
-    /// utterance open, the main search current (where it is built), frames numbered from 0, the cepstral mean as loaded,
-    /// the side meter empty. A stream decoded after `startOver` gets the same results as
-    /// with a fresh load (tested), except through the utterance decoder with a live pass,
-    /// whose scores can differ in their last digits (alternatives' scores by up to about 1 %,
-    /// word confidences by 0.001, on both corpora). The cause is in PocketSphinx and not
-    /// pinned down. It shows when an utterance's audio comes in blocks (as the engine feeds
-    /// it), not when it comes in one call, after any earlier utterance on the decoder:
-    /// flite's "go forward ten meters" in blocks of 1,024 samples, every path of the first
-    /// utterance 20-55 points apart (through the utterance decoder, its words and their
-    /// confidences equal to 4 decimals); the utterances after it identical. The live cepstral mean is the same before and after (so are the
-    /// features); replaying the warm-up's noise does not bring it back; the preview, the
-    /// side meter's front end (made anew) and decoding in parts are not it.
+    /// utterance open, the main search current (where it is built), frames numbered from 0,
+    /// the cepstral mean as loaded, the side meter empty. A stream decoded after `startOver`
+    /// gets the same results as with a fresh load (tested), except through the utterance
+    /// decoder with a live pass, whose scores can differ in their last digits (alternatives'
+    /// scores by up to about 1 %, word confidences by 0.001, on both corpora). The cause is in
+    /// PocketSphinx and not pinned down. It shows when an utterance's audio comes in blocks
+    /// (as the engine feeds it), not when it comes in one call, after any earlier utterance on
+    /// the decoder: flite's "go forward ten meters" in blocks of 1,024 samples, every path of
+    /// the first utterance 20-55 points apart (through the utterance decoder, its words and
+    /// their confidences equal to 4 decimals); the utterances after it identical. The live
+    /// cepstral mean is the same before and after (so are the features); replaying the
+    /// warm-up's noise does not bring it back; the preview, the side meter's front end (made
+    /// anew) and decoding in parts are not it.
     func startOver() {
         if phase == .previewing || phase == .decoding { _ = ps_end_utt(decoder) }
         phase = .idle

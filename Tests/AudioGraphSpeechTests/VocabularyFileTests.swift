@@ -86,9 +86,8 @@ import Testing
         }
         let one = try vocabulary("montreal forced aligner\naligner\tAH L AY N ER\n", known: ["montreal", "forced"])
         #expect(one.words.map(\.spelling) == ["aligner"])
-        let letters: [String] = "abcdefghijklmnopqrstuv".map { String($0) }
-        let lines: [String] = letters.map { (letter: String) -> String in "zorb\(letter)\tZ AO R B" }
-        let few = try vocabulary(lines.joined(separator: "\n") + "\naligner\tAH L AY N ER\n")
+        // 22 made-up words and "aligner": 23 new words.
+        let few = try vocabulary("abcdefghijklmnopqrstuv".map { "zorb\($0)\tZ AO R B\n" }.joined() + "aligner\tAH L AY N ER\n")
         #expect(few.words.count == 23)
         #expect(abs(try #require(unigram("aligner", one)) - log10(1 / 22.0)) < 1e-4, "one word: a 22nd, not all of it")
         #expect(abs(try #require(unigram("aligner", few)) - log10(1 / 23.0)) < 1e-4, "23 words share it equally")
