@@ -8,7 +8,12 @@ enum GraphLoading {
     /// argument (a run needs it; `validate` and `dot` do not).
     static func load(_ path: String, sources: [String], sinks: [String] = [], sets: [String], server: String? = nil,
                      registry: NodeRegistry = .builtin, checkSources: Bool = false) throws -> ValidatedGraph {
-        var graph = try GraphFile.load(GraphLocator.resolve(path), registry: registry)
+        guard let file = GraphLocator.find(path) else {
+            throw GraphErrors([GraphError(
+                .syntax, "no such graph file, and no graph of that name in \(GraphLocator.folders.joined(separator: ", "))",
+                file: path, suggestion: "`audiograph run --list` shows the graphs found by name")])
+        }
+        var graph = try GraphFile.load(file, registry: registry)
         if let server { try GraphEdits.server(server, in: &graph) }
         for s in sources {
             let (node, file) = GraphEdits.splitTarget(s, graph: graph)

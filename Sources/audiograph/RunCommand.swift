@@ -35,7 +35,7 @@ enum RunCommand: Command {
           --json                  Print one JSON event per line on stdout and nothing else there.
           --realtime              Pace file input to real time.
           --block FRAMES          Frames per block at the sources (default 1024).
-          --list                  List the installed graphs and where they are.
+          --list                  List the graphs found by name and where they are.
           -h, --help              Show this help.
 
         EVENTS (--json): state, device, level, vad-probability, speech-start, speech-end,
@@ -49,7 +49,7 @@ enum RunCommand: Command {
         if args.flag("--list") {
             try args.finish(name)
             let graphs = GraphLocator.installed()
-            if graphs.isEmpty { print("no installed graphs (looked in: \(GraphLocator.folders.joined(separator: ", ")))") }
+            if graphs.isEmpty { print("no graphs found by name (looked in: \(GraphLocator.folders.joined(separator: ", ")))") }
             for g in graphs { print(g.name.padding(g.name, to: 14) + g.description + "  (\(g.folder))") }
             return 0
         }

@@ -27,6 +27,21 @@ import Testing
         #expect(help.stdout.contains("vad-probability") && !help.stdout.contains(" probability,"))
     }
 
+    /// A bundled graph's name works as README says: from the repository root, and with an
+    /// uninstalled build from any folder (its repository's `Graphs`); an unknown name is one
+    /// error that says where it looked.
+    @Test(.flite) func bundledGraphsAreFoundByName() throws {
+        let wav = try #require(Flite.speech("go forward ten meters"))
+        let root = try CLI.run(["run", "transcribe", "--source", wav.path])
+        #expect(root.status == 0 && root.stdoutLines.count == 1, "\(root.stderr)")
+        let elsewhere = try CLI.run(["run", "transcribe", "--source", wav.path], directory: CLI.tempDir())
+        #expect(elsewhere.status == 0 && elsewhere.stdout == root.stdout, "\(elsewhere.stderr)")
+        let missing = try CLI.run(["run", "no-such-graph"], directory: CLI.tempDir())
+        #expect(missing.status == 2 && missing.stderrLines.count == 1
+                && missing.stderr.hasPrefix("audiograph: no-such-graph: no such graph file")
+                && missing.stderr.contains("/Graphs") && missing.stderr.contains("run --list"), "\(missing.stderr)")
+    }
+
     /// An unknown node type is one error, not one more for the node it would have fed; a
     /// cycle is placed at the connection that closes it and names the loop.
     @Test func graphMistakesAreOneErrorEach() throws {
