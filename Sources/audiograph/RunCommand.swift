@@ -10,9 +10,10 @@ enum RunCommand: Command {
         USAGE: audiograph run GRAPH.json [--source [NODE=]FILE]... [--sink [NODE=]FILE]... [--set NODE.PARAM=VALUE]... [--server URL] [--json] [--realtime]
                audiograph run --list
 
-        Runs the graph. GRAPH may also be the name of an installed graph (`audiograph run
-        dictation`): without such a file here, it is looked for in $AUDIOGRAPH_GRAPHS, then
-        in share/audiograph/graphs beside the binary (Tools/install), /usr/local and /usr.
+        Runs the graph. GRAPH may also be the name of a bundled graph (`audiograph run
+        dictation`): without such a file here, it is looked for in $AUDIOGRAPH_GRAPHS, in
+        ./graphs, in share/audiograph/graphs beside the binary (Tools/install), in the
+        repository an uninstalled build was made in, then in /usr/local and /usr.
         File inputs run as fast as the graph can go unless --realtime is
         given; both give identical output and events. Ctrl-C, SIGTERM or SIGHUP stops (the
         audio already read drains through the graph, the utterance in flight gets its final
@@ -58,7 +59,7 @@ enum RunCommand: Command {
         let server = try args.options("--server").last
         let blockText = try args.options("--block").last
         guard let path = try? args.positional("graph file") else {
-            throw UsageError("run: missing graph file (a graph file, or an installed graph: `audiograph run --list`; "
+            throw UsageError("run: missing graph file (a graph file, or a bundled graph's name: `audiograph run --list`; "
                              + "for example `audiograph run transcribe --source talk.wav`; `audiograph run --help`)")
         }
         // A sound file where an option was meant: `run transcribe talk.wav`.

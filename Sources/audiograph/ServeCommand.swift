@@ -27,7 +27,8 @@ enum ServeCommand: Command {
           --http HOST:PORT        HTTP and WebSocket, or none (default 127.0.0.1:2700;
                                   port 0 picks a free one, printed at start).
           --graphs DIR            Graph files sessions are built from (default: ./Graphs if
-                                  present, else the installed graphs).
+                                  present, else the first folder of bundled
+                                  graphs `audiograph run --list` shows).
           --keys FILE             App keys for the WebSocket protocols: one app a line,
                                   ID KEY [MAX-SESSIONS]; clients send ?app=ID&key=KEY.
           --max-sessions N        Sessions at once, over all protocols (default 16); beyond,
