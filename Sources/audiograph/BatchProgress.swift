@@ -74,7 +74,7 @@ final class BatchProgress: @unchecked Sendable {
         // (text, colour): the ones at the end are left out when the terminal is too narrow.
         var parts = [("\(finished + skipped)/\(total) files", "")]
         if failed > 0 { parts.append(("\(failed) failed", "31")) }
-        if wall > 1 && seconds > 0 { parts.append((String(format: "%.0fx real time", seconds / wall), "")) }
+        if wall > 1 && seconds > 0 { parts.append((RealTimeSpeed.text(audio: seconds, wall: wall), "")) }
         if fraction > 0.02 && wall > 2 {
             let left = Int(wall / fraction * (1 - fraction))
             parts.append(("\(left / 60):" + (left % 60 < 10 ? "0" : "") + "\(left % 60) left", ""))

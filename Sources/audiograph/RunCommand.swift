@@ -124,7 +124,7 @@ enum RunCommand: Command {
         if !json && !(reason == .error && printer.sawModelError) {
             let wall = Date().timeIntervalSince(started)
             let audio = engine.position
-            let speed = wall > 0 && audio > 0 ? String(format: ", %.0fx real time", audio / wall) : ""
+            let speed = wall > 0 && audio > 0 ? ", " + RealTimeSpeed.text(audio: audio, wall: wall) : ""
             // The files the run wrote (its wav-sinks), where a user looks for them.
             let written = graph.nodes.filter { $0.descriptor.type == "wav-sink" }.compactMap { $0.parameters.string("path") }
             let wrote = reason == .error || written.isEmpty ? "" : "; wrote " + written.joined(separator: ", ")
