@@ -78,7 +78,7 @@ let package = Package(
         .executableTarget(name: "audiograph-assistant", dependencies: ["AudioGraph"]),
         .executableTarget(name: "audiograph-bench", dependencies: ["AudioGraph", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphTestSupport", "CAllocCounter"]),
         /// Fuzz targets (Tools/fuzz builds them with libFuzzer; plainly built, a replayer).
-        .executableTarget(name: "audiograph-fuzz", dependencies: ["AudioGraph", "AudioGraphSpeech", "AudioGraphServer"]),
+        .executableTarget(name: "audiograph-fuzz", dependencies: ["AudioGraph", "AudioGraphSpeech", "AudioGraphServer", "CPocketSphinx", "CPocketSphinxSupport"]),
 
         // MARK: Tests
         .testTarget(name: "AudioGraphCoreTests", dependencies: ["AudioGraphCore"]),

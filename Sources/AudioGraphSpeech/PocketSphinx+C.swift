@@ -97,6 +97,14 @@ final class PocketSphinxDecoder {
             }
             throw error
         }
+        // PocketSphinx reports a grammar's undefined rule or left recursion as an error and
+        // builds the grammar anyway, without the rule: a search that can never end a sentence.
+        if case .grammar = search, String(cString: ag_ps_last_error()).contains("\"jsgf.c\"") {
+            let reason = Self.lastError()
+            ps_free(ps)
+            cmd_ln_free_r(cfg)
+            throw EngineError(.model, reason, suggestion: "a rule may refer to itself only at its end (<a> = go [<a>]), and every rule it names must be defined")
+        }
         languageModelLogmath = lmLogmath
         pendingLanguageModel = deferred
         config = cfg
@@ -295,9 +303,10 @@ final class PocketSphinxDecoder {
         return Self.clean(String(cString: h))
     }
 
-    /// A word without pronunciation variant, or nil for fillers and noise tokens.
+    /// A word without pronunciation variant, or nil for fillers, noise tokens and a grammar's
+    /// empty arcs (which PocketSphinx names "(NULL)").
     static func word(_ raw: String) -> String? {
-        if raw.isEmpty || raw.hasPrefix("<") || raw.hasPrefix("[") || raw.hasPrefix("+") { return nil }
+        if raw.isEmpty || raw.hasPrefix("<") || raw.hasPrefix("[") || raw.hasPrefix("+") || raw.hasPrefix("(") { return nil }
         if let paren = raw.firstIndex(of: "("), raw.hasSuffix(")") { return String(raw[..<paren]) }
         return raw
     }

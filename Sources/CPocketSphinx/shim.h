@@ -7,3 +7,4 @@
 #include <sphinxbase/cmd_ln.h>
 #include <sphinxbase/logmath.h>
 #include <sphinxbase/ngram_model.h>
+#include <sphinxbase/jsgf.h>

@@ -6,6 +6,7 @@
 #include "FrontEndWarp.h"
 #include <pocketsphinx.h>
 #include <sphinxbase/err.h>
+#include <sphinxbase/jsgf.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -151,3 +152,33 @@ int ag_ps_set_lm_guarded(struct ps_decoder_s *decoder, struct ngram_model_s *mod
 }
 
 void ag_release_free_memory(void) { malloc_trim(0); }
+
+// A JSGF grammar parsed, and with `build` its public rule's automaton built before empty arcs
+// are joined; PocketSphinx ends the process on some grammars (a weight over 1 on an empty arc).
+struct jsgf_raw { const char *path, *text; int build, parsed; fsg_model_t *fsg; };
+static logmath_t *raw_logmath;
+static pthread_once_t raw_logmath_once = PTHREAD_ONCE_INIT;
+static void make_raw_logmath(void) { raw_logmath = logmath_init(1.0001, 0, 0); }
+
+static void build_jsgf_raw(void *arg) {
+    struct jsgf_raw *r = arg;
+    jsgf_t *grammar = r->path != NULL ? jsgf_parse_file(r->path, NULL) : jsgf_parse_string(r->text, NULL);
+    if (grammar == NULL) return;
+    r->parsed = 1;
+    jsgf_rule_t *rule = r->build ? jsgf_get_public_rule(grammar) : NULL;
+    if (rule != NULL && raw_logmath != NULL) r->fsg = jsgf_build_fsg_raw(grammar, rule, raw_logmath, 1.0);
+    jsgf_grammar_free(grammar);
+}
+
+struct fsg_model_s *ag_jsgf_build_raw_guarded(const char *path, const char *text, int *fatal) {
+    pthread_once(&raw_logmath_once, make_raw_logmath);
+    struct jsgf_raw r = {.path = path, .text = text, .build = 1};
+    *fatal = run_guarded(build_jsgf_raw, &r);
+    return *fatal ? NULL : r.fsg;
+}
+
+int ag_jsgf_parses_guarded(const char *text, int *fatal) {
+    struct jsgf_raw r = {.text = text};
+    *fatal = run_guarded(build_jsgf_raw, &r);
+    return !*fatal && r.parsed;
+}

@@ -1,3 +1,5 @@
+import CPocketSphinx
+import CPocketSphinxSupport
 import Foundation
 // The parsers are internal: fuzzing reaches them through a testable (debug) build only.
 #if DEBUG
@@ -8,8 +10,9 @@ import Foundation
 
 /// In-process fuzz targets for the parsers that take outside input: WAV headers, graph files
 /// (parse and validate), `--set` assignments, pronunciation dictionaries and acoustic model
-/// definitions, the server's Wyoming framing and WebSocket messages. `AG_FUZZ_TARGET` picks
-/// one: wav, graph, set, dict, mdef, s3, wyoming, socket.
+/// definitions, the server's Wyoming framing and WebSocket messages, JSGF grammars (a
+/// client's `grammar`, read by PocketSphinx). `AG_FUZZ_TARGET` picks one: wav, graph, set,
+/// dict, mdef, s3, wyoming, socket, jsgf.
 ///
 /// `Tools/fuzz` builds this with `-sanitize=fuzzer,address` (libFuzzer supplies `main`);
 /// built plainly, it replays files given as arguments through the same target.
@@ -60,8 +63,34 @@ enum FuzzTargets {
             if let m = JSON.object(text) { _ = AppProtocol.startRequest(m) }
             _ = try? AppKeys(text: text)
             _ = WebSocketConnection.query(text)
+        case "jsgf":
+            // A grammar as the recognizer takes it: refused when GrammarSize counts it too
+            // large or too deep; else PocketSphinx parses it and builds its public rule's word
+            // automaton before joining empty arcs, which must be no larger than counted (within
+            // a slack), and the joined empty arcs are counted.
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard !text.utf8.contains(0) else { return }
+            guard let counted = try? GrammarSize.of(text) else { return }  // refused (or PocketSphinx's syntax error)
+            if counted.states > RecognizerSettings.grammarArcLimit || counted.arcs > RecognizerSettings.grammarArcLimit { return }
+            ag_ps_capture_log()
+            var fatal: Int32 = 0
+            guard let raw = ag_jsgf_build_raw_guarded(nil, text, &fatal) else { return }
+            let fsg = UnsafeMutableRawPointer(raw).assumingMemoryBound(to: fsg_model_t.self)
+            defer { _ = fsg_model_free(fsg) }
+            // An undefined rule or left recursion: the recognizer refuses what PocketSphinx built.
+            if String(cString: ag_ps_last_error()).contains("\"jsgf.c\"") { return }
+            let built = GrammarAutomaton(fsg)
+            let states = built.arcs.count - 2, arcs = built.arcs.reduce(0) { $0 + $1.count }
+            // Within a small slack: PocketSphinx's odd corners (an empty alternative, <VOID>
+            // among others) differ by a state or so; what matters is that nothing multiplies.
+            if states > 2 * counted.states + 8 || arcs > 2 * counted.arcs + 8 {
+                fatalError("PocketSphinx built \(states) states and \(arcs) arcs; GrammarSize counted \(counted.states) and \(counted.arcs)")
+            }
+            _ = built.joinedEmptyArcs(limit: RecognizerModel.mostJoinedEmptyArcs)
+            _ = built.mostCopies
+            _ = built.acceptsSomeWords
         default:
-            fatalError("AG_FUZZ_TARGET: unknown target \(target) (wav, graph, set, dict, mdef, s3, wyoming, socket)")
+            fatalError("AG_FUZZ_TARGET: unknown target \(target) (wav, graph, set, dict, mdef, s3, wyoming, socket, jsgf)")
         }
     }
 }

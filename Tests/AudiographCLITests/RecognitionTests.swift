@@ -274,6 +274,17 @@ import Testing
         let bad = try CLI.run(["run", "graphs/command.json", "--source", wav.path, "--set", "asr.grammar=\(gram.path)"])
         #expect(bad.status == 2 && bad.stderrLines.count == 1, "\(bad.stderr)")
         #expect(bad.stderr.contains("parameter \"grammar\"") && bad.stderr.contains("line 3"), "\(bad.stderr)")
+        // Grammars PocketSphinx builds with a warning and a search that never says a word.
+        // And grammars too large or too slow to search (README: Grammars that cannot be searched).
+        let chain = (0..<150).map { "[\(["go", "stop", "left", "right", "home"][$0 % 5])]" }.joined(separator: " ")
+        for (rule, says) in [("<cmd> go", "right-recursion"), ("go <missing>", "Undefined rule"), ("<VOID>", "no sentence of words"),
+                             ("go" + String(repeating: "+", count: 24), "expands to about"), ("go+++++", "copies of \"go\""),
+                             (chain, "empty arcs join")] {
+            try "#JSGF V1.0;\ngrammar g;\npublic <cmd> = \(rule);\n".write(to: gram, atomically: true, encoding: .utf8)
+            let r = try CLI.run(["run", "graphs/command.json", "--source", wav.path, "--set", "asr.grammar=\(gram.path)"])
+            #expect(r.status == 2 && r.stderrLines.count == 1 && r.stderr.contains("parameter \"grammar\"")
+                    && r.stderr.contains(says), "\(rule): \(r.stderr)")
+        }
         let both = try CLI.run(["validate", "graphs/command.json", "--source", wav.path, "--set", "asr.keyphrase=hello computer"])
         #expect(both.status == 2 && both.stderrLines.count == 1, "\(both.stderr)")
         #expect(both.stderr.contains("node \"asr\": parameter \"keyphrase\": give either a grammar or a keyphrase"), "\(both.stderr)")

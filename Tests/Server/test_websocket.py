@@ -202,7 +202,13 @@ def test_bad_requests_are_errors_and_the_connection_stays(server):
                       '{"type": "start", "wake-word": " "}', '{"type": "start", "wake-word": "hi", "command-timeout": 0}',
                       # JSON's numbers and booleans are not each other's
                       '{"type": "start", "session-calibration": "yes"}', '{"type": "start", "session-calibration": 1}',
-                      '{"type": "start", "alternatives": true}']:
+                      '{"type": "start", "alternatives": true}',
+                      # grammars: a file import, a left recursion, a rule of no words
+                      json.dumps({"type": "start", "graph": "command", "grammar": "#JSGF V1.0;\ngrammar g;\nimport <x.y>;\npublic <a> = <x.y>;\n"}),
+                      json.dumps({"type": "start", "graph": "command", "grammar": "#JSGF V1.0;\ngrammar g;\npublic <a> = <a> go;\n"}),
+                      json.dumps({"type": "start", "graph": "command", "grammar": "#JSGF V1.0;\ngrammar g;\npublic <a> = <VOID>;\n"}),
+                      # a short grammar for an automaton of 2^30 states: refused, not built
+                      json.dumps({"type": "start", "graph": "command", "grammar": "#JSGF V1.0;\ngrammar g;\npublic <a> = go" + "+" * 30 + ";\n"})]:
                 await ws.send(m)
                 out.append(json.loads(await ws.recv()))
             await ws.send(b"\0" * 100)  # audio before start
@@ -214,14 +220,16 @@ def test_bad_requests_are_errors_and_the_connection_stays(server):
         return out
     out = run(go())
     codes = [m.get("code") for m in out]
-    assert codes[:16] == ["bad-json", "bad-message", "bad-message", "state", "bad-request", "bad-request",
+    assert codes[:20] == ["bad-json", "bad-message", "bad-message", "state", "bad-request", "bad-request",
                           "bad-request", "session", "bad-request", "voice", "bad-request", "bad-request",
-                          "bad-request", "bad-request", "bad-request", "state"], codes
+                          "bad-request", "bad-request", "bad-request", "bad-request", "session", "session", "session", "state"], codes
     assert "nosuch" in out[4]["message"]
     assert "wake-word" in out[10]["message"] and "command-timeout" in out[11]["message"]
     assert all("session-calibration" in m["message"] for m in out[12:14]) and "alternatives" in out[14]["message"]
-    assert codes[16] == "too-large"
-    assert out[17]["type"] == "speak-start"
+    assert "import" in out[15]["message"] and "right-recursion" in out[16]["message"] and "no sentence" in out[17]["message"], out[15:18]
+    assert "expands to" in out[18]["message"], out[18]
+    assert codes[20] == "too-large"
+    assert out[21]["type"] == "speak-start"
 
 
 def test_health_and_metrics(server):

@@ -66,7 +66,14 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
         let format = m["format"] as? String ?? "s16le"
         guard let width = ["s16le": 2, "s32le": 4][format] else { return bad("format \"\(format)\" (s16le or s32le)") }
         guard (8000...192_000).contains(rate), (1...8).contains(channels) else { return bad("rate \(rate) (8000-192000), channels \(channels) (1-8)") }
-        if let g = m["grammar"] { guard let g = g as? String else { return bad("grammar must be JSGF text") }; options.grammar = g }
+        if let g = m["grammar"] {
+            guard let g = g as? String else { return bad("grammar must be JSGF text") }
+            // JSGF's import reads other grammar files beside the grammar: the server's files.
+            if g.range(of: #"(?m)^\s*import\b"#, options: .regularExpression) != nil {
+                return bad("grammar: import is not allowed (a client's grammar holds all its rules)")
+            }
+            options.grammar = g
+        }
         if let v = m["vocabulary"] {
             guard let v = v as? [Any], v.allSatisfy({ $0 is String }) else { return bad("vocabulary must be a list of words and phrases") }
             options.vocabulary = v.map { $0 as! String }

@@ -11,6 +11,7 @@ struct ps_decoder_s;
 struct cmd_ln_s;
 struct ngram_model_s;
 struct logmath_s;
+struct fsg_model_s;
 
 // MARK: log and errors (ErrorCapture.c)
 
@@ -25,6 +26,16 @@ const char *ag_ps_last_error(void);
 /// `*fatal` set instead of ending the process. What the failed load allocated is leaked
 /// (PocketSphinx has no way to unwind it): a few files and buffers, once per failure.
 struct ps_decoder_s *ag_ps_init_guarded(struct cmd_ln_s *config, int *fatal);
+
+/// A JSGF grammar's public rule built into PocketSphinx's word automaton before its empty
+/// arcs are joined (`jsgf_build_fsg_raw`), from the file `path` or, when it is NULL, the
+/// `text`. NULL when it does not parse or has no public rule, and with `*fatal` set when
+/// PocketSphinx met a fatal error (instead of ending the process). Free with `fsg_model_free`.
+struct fsg_model_s *ag_jsgf_build_raw_guarded(const char *path, const char *text, int *fatal);
+
+/// Whether PocketSphinx's JSGF parser reads `text` (imports resolved, nothing built); 0 with
+/// `*fatal` set after a fatal error.
+int ag_jsgf_parses_guarded(const char *text, int *fatal);
 
 /// `ag_ps_init_guarded` for a language-model search, in less time: the n-gram model at `lm`
 /// is read on a second thread while PocketSphinx loads the acoustic model and dictionary
