@@ -18,12 +18,14 @@ struct JSGFTokens {
         var out = JSGFTokens()
         var i = 0, line = 1
         var counting = false  // in the header, the grammar's name or a rule's body
+        var inBody = false  // where keywords are words too
         let keywords: [(text: String, token: Token)] = [("#JSGF", .header), ("grammar", .grammar), ("import", .import), ("public", .public)]
         func emit(_ t: Token) {
             out.tokens.append((t, line))
             switch t {
-            case .header, .grammar, .import, .symbol("="): counting = true
-            case .symbol(";"): counting = false
+            case .header, .grammar, .import: counting = true
+            case .symbol("="): (counting, inBody) = (true, true)
+            case .symbol(";"): (counting, inBody) = (false, false)
             default: break
             }
         }
@@ -96,7 +98,7 @@ struct JSGFTokens {
             }
             if run == i { i += 1; continue }  // no token starts here
             let word = String(String.UnicodeScalarView(s[i..<run]))
-            emit(keywords.first { $0.text == word }?.token ?? .word(word))
+            emit(inBody ? .word(word) : keywords.first { $0.text == word }?.token ?? .word(word))
             i = run
         }
         return out

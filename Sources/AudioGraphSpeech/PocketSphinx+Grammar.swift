@@ -28,7 +28,7 @@ struct GrammarAutomaton: Sendable {
     /// copy and joins the end of every word into a state to the start of every word out of
     /// it, and copies of one word score alike, so none is pruned: its work grows with the
     /// square of the copies. Nested repetition (`go++++`, twice the copies a `+`) and repeated
-    /// alternatives (`(go | go | go)+`) make them; 16 copies decode a 2 s command in 0.3 s,
+    /// alternatives (`(go | go | go)+`) make them; 16 copies decode a 2 s command in 0.2 s,
     /// 64 in 6 s, 256 not in 100 s (``RecognizerModel`` refuses more than 16).
     var mostCopies: (word: String, count: Int) {
         var best = (word: "", count: 0)

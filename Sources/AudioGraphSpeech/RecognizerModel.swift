@@ -41,8 +41,9 @@ final class RecognizerModel: @unchecked Sendable {
     /// The most copies of one word a grammar may have at one point (``GrammarAutomaton/mostCopies``).
     static let mostWordCopies = 16
     /// The most empty arcs a grammar's may join into (``GrammarAutomaton/joinedEmptyArcs(limit:)``):
-    /// PocketSphinx's search slows with their square. A chain of 140 optional words is under
-    /// it (10,000) and decodes a 2 s command in 0.4 s; 200 (20,000) take 1.4 s; 300 (45,000) 39 s.
+    /// PocketSphinx's search slows steeply with them. A chain of 140 optional words (the
+    /// dictionary's first) is under it (9,870) and decodes 2 s of speech in 1.7 s, 100 in 0.7 s;
+    /// 300 other words (45,000) took 39 s.
     static let mostJoinedEmptyArcs = 10_000
 
     init(_ settings: RecognizerSettings) { self.settings = settings }

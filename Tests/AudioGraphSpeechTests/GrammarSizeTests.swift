@@ -72,6 +72,8 @@ import Testing
         // PocketSphinx passes over "= go;" and a stray word outside a rule; this reads the word only.
         #expect(RecognizerSettings.grammarProblem("#JSGF V1.0;\ngrammar g;\n= go;\npublic <a> = stop;\n", limit: 10)?.hasPrefix("line 3: not JSGF") == true)
         #expect(try GrammarSize.of("#JSGF V1.0;\ngrammar g;\n7 public <a> = go;\n") == GrammarSize(states: 0, arcs: 1))
+        // In a rule's body the keywords are words, as there.
+        #expect(try GrammarSize.of("#JSGF V1.0;\ngrammar g;\npublic <a> = public grammar import;\n") == GrammarSize(states: 2, arcs: 3))
         #expect(RecognizerSettings.grammarProblem("#JSGF V1.0;\ngrammar g;\npublic <a> = (go;\n", limit: 10) == nil)
     }
 
