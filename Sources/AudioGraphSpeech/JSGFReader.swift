@@ -1,6 +1,6 @@
 /// A JSGF grammar's tokens, read as PocketSphinx's scanner reads them: comments (`//`, `/* */`),
-/// rule names in angle brackets, tags in braces and weights between slashes are recognised;
-/// tags and weights are dropped (they do not change the automaton's shape). As there, words
+/// rule names in angle brackets, tags in braces, quoted words and weights between slashes are
+/// recognised (in linear time, whatever the text); tags and weights are dropped (they do not change the automaton's shape). As there, words
 /// and symbols count only in the header, the grammar's name and a rule's body (from `=` to
 /// `;`): elsewhere they are skipped, as is a character no token starts with.
 struct JSGFTokens {
@@ -29,10 +29,17 @@ struct JSGFTokens {
             default: break
             }
         }
-        func closing(_ c: Unicode.Scalar, from: Int, escapes: Bool) -> Int? {
-            var j = from
-            while j < s.count, s[j] != c { j += escapes && s[j] == "\\" ? 2 : 1 }
-            return j < s.count ? j : nil
+        // Where each closing character next stands from every position, so that an unclosed
+        // rule name, tag or quote costs one look, not a scan to the end: the text may be a
+        // client's megabyte of them. (A backslash does not escape a closing character here.)
+        func next(_ c: Unicode.Scalar) -> [Int] {
+            var t = [Int](repeating: s.count, count: s.count + 1)
+            for k in stride(from: s.count - 1, through: 0, by: -1) { t[k] = s[k] == c ? k : t[k + 1] }
+            return t
+        }
+        let nextAngle = next(">"), nextOpen = next("<"), nextBrace = next("}"), nextQuote = next("\""), nextSlash = next("/")
+        func closing(_ table: [Int], from: Int) -> Int? {
+            from < s.count && table[from] < s.count ? table[from] : nil
         }
         while i < s.count {
             let c = s[i]
@@ -49,12 +56,12 @@ struct JSGFTokens {
                 i = j + 2  // an unclosed comment runs to the end
                 continue
             }
-            if c == "/", let end = closing("/", from: i + 1, escapes: false),
+            if c == "/", let end = closing(nextSlash, from: i + 1),
                s[(i + 1)..<end].allSatisfy({ ("0"..."9").contains($0) || $0 == "." }) {
                 i = end + 1  // a weight
                 continue
             }
-            if c == "<", let end = closing(">", from: i + 1, escapes: false), end > i + 1, !s[(i + 1)..<end].contains("<") {
+            if c == "<", let end = closing(nextAngle, from: i + 1), end > i + 1, nextOpen[i + 1] > end {
                 line += s[i...end].filter { $0 == "\n" }.count
                 emit(.rule(String(String.UnicodeScalarView(s[(i + 1)..<end]))))
                 i = end + 1
@@ -71,7 +78,7 @@ struct JSGFTokens {
                 }
                 continue
             }
-            if c == "{", let end = closing("}", from: i + 1, escapes: true) {
+            if c == "{", let end = closing(nextBrace, from: i + 1) {
                 line += s[i...end].filter { $0 == "\n" }.count
                 i = end + 1  // a tag
                 continue
@@ -80,7 +87,7 @@ struct JSGFTokens {
             var run = i
             while run < s.count, !ends.contains(s[run]) { run += 1 }
             // A quoted token, where it is longer than the plain token from the same quote.
-            if c == "\"", let end = closing("\"", from: i + 1, escapes: true), end + 1 > run {
+            if c == "\"", let end = closing(nextQuote, from: i + 1), end + 1 > run {
                 line += s[i...end].filter { $0 == "\n" }.count
                 if counting { emit(.word(String(String.UnicodeScalarView(s[(i + 1)..<end])))) }
                 i = end + 1

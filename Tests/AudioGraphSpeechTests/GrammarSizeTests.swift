@@ -77,6 +77,16 @@ import Testing
         #expect(RecognizerSettings.grammarProblem("#JSGF V1.0;\ngrammar g;\npublic <a> = (go;\n", limit: 10) == nil)
     }
 
+    /// A client's megabyte of unclosed rule names, tags or quotes is read in one pass (each
+    /// looked for its closing character once would be 10^11 steps: the test would not end).
+    @Test func unclosedOpeningsAreReadInOnePass() throws {
+        for opening in ["<", "{", "\"", "/"] {
+            let text = "#JSGF V1.0;\ngrammar g;\npublic <a> = go " + String(repeating: opening + "x ", count: 150_000) + ";\n"
+            // What never closes is passed over; the words around it count.
+            #expect(try GrammarSize.of(text).arcs >= 75_000, "\(opening)")
+        }
+    }
+
     /// The bundled command grammar is small.
     @Test func theBundledGrammarIsSmall() throws {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Graphs/command.gram")
