@@ -124,7 +124,9 @@ enum RunCommand: Command {
         if !json && !(reason == .error && printer.sawModelError) {
             let wall = Date().timeIntervalSince(started)
             let audio = engine.position
-            let speed = wall > 0 && audio > 0 ? ", " + RealTimeSpeed.text(audio: audio, wall: wall) : ""
+            // A live or paced run goes at the audio's pace: its speed says nothing.
+            let paced = realtime || graph.nodes.contains { $0.descriptor.isLive }
+            let speed = wall > 0 && audio > 0 && !paced ? ", " + RealTimeSpeed.text(audio: audio, wall: wall) : ""
             // The files the run wrote (its wav-sinks), where a user looks for them.
             let written = graph.nodes.filter { $0.descriptor.type == "wav-sink" }.compactMap { $0.parameters.string("path") }
             let wrote = reason == .error || written.isEmpty ? "" : "; wrote " + written.joined(separator: ", ")
