@@ -43,7 +43,8 @@ final class StreamingRecognition: @unchecked Sendable {
     let rate: Int
     let channels: Int
     let width: Int
-    private var grammarFile: URL?
+    /// The grammar and vocabulary written for the recognizer to read (removed at the end).
+    private var files: [URL] = []
     private let framesPushed = Atomic<Int>(0)
     let began = Date()
 
@@ -88,12 +89,21 @@ final class StreamingRecognition: @unchecked Sendable {
         func set(_ node: String, _ param: String, _ value: ParameterValue) {
             if let i = g.index(of: node) { g.nodes[i].params[param] = value }
         }
+        // Files written for the recognizer: the session's own once it exists, removed if not.
+        var written: [URL] = [], kept = false
+        defer { if !kept { for url in written { try? FileManager.default.removeItem(at: url) } } }
+        func write(_ text: String, _ suffix: String) throws -> String {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("audiograph-\(UUID().uuidString).\(suffix)")
+            try Data(text.utf8).write(to: url)
+            written.append(url)
+            return url.path
+        }
         if let grammar = options.grammar {
-            let url = FileManager.default.temporaryDirectory.appendingPathComponent("audiograph-grammar-\(UUID().uuidString).gram")
-            try Data(grammar.utf8).write(to: url)
-            grammarFile = url
-            set(asr, "grammar", .string(url.path))
+            set(asr, "grammar", .string(try write(grammar, "gram")))
             g.nodes[g.index(of: asr)!].params["keyphrase"] = nil
+            // A grammar is built from the dictionary as it stands at the load: its vocabulary
+            // goes in as the parameter's file, read first.
+            if !options.vocabulary.isEmpty { set(asr, "vocabulary", .string(try write(options.vocabulary.joined(separator: "\n") + "\n", "txt"))) }
         }
         if let k = options.keyphrase { set(asr, "keyphrase", .string(k)) }
         if let p = options.partials { set(asr, "partials", .number(p)) }
@@ -115,21 +125,16 @@ final class StreamingRecognition: @unchecked Sendable {
                 set(eos.id, "mode", .string(mode))
             }
         }
-        let session: RecognitionSession
-        do {
-            session = try RecognitionSession(graph: g)
-        } catch {
-            if let url = grammarFile { try? FileManager.default.removeItem(at: url) }
-            throw error
-        }
+        let session = try RecognitionSession(graph: g)
+        (files, kept) = (written, true)
         backend = .local(session, session.engine.node(input) as! StreamSource)
-        if !options.vocabulary.isEmpty { try session.addVocabulary(options.vocabulary.map { VocabularyEntry($0) }) }
+        if !options.vocabulary.isEmpty && options.grammar == nil { try session.addVocabulary(options.vocabulary.map { VocabularyEntry($0) }) }
         session.onEvent(onEvent)
         try session.start()
     }
 
     deinit {
-        if let url = grammarFile { try? FileManager.default.removeItem(at: url) }
+        for url in files { try? FileManager.default.removeItem(at: url) }
     }
 
     /// Seconds of audio pushed so far.

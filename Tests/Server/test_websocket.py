@@ -65,6 +65,16 @@ def test_vosk_phrase_list_alternatives_and_other_rates(server, speech):
     assert alts and alts[0]["alternatives"][0]["text"] == "find japanese restaurants nearby"
 
 
+def test_vosk_phrase_list_words_the_dictionary_lacks(server, speech):
+    """A phrase's word the dictionary lacks is pronounced, as a vocabulary's is (before, the
+    session failed: "missing in the dictionary"); a phrase of other letters is left out."""
+    path = speech("order shawarma")
+    config = {"sample_rate": 16000, "phrase_list": ["find japanese restaurants nearby", "order shawarma", "café olé"]}
+    replies = run(vosk_client(f"ws://127.0.0.1:{server.http_port}/", path, config, chunk=4000))
+    assert not any("error" in r for r in replies), replies
+    assert [r["text"] for r in replies if r.get("text")] == ["order shawarma"], replies
+
+
 def test_audiograph_protocol_session_and_speech(server, speech):
     path = speech("find japanese restaurants nearby", rate=44100)
 
@@ -143,13 +153,19 @@ def test_session_calibration_moves_a_sessions_later_finals(speech):
     assert a[1] != b[1] and a[2] != b[2]
 
 
-def test_command_grammar_and_end_of_speech(server, speech):
-    path = speech("find japanese restaurants nearby", pad=1.5)
-    grammar = "#JSGF V1.0;\ngrammar c;\npublic <c> = (find | show) japanese restaurants nearby | go home;\n"
+@pytest.mark.parametrize("said, vocabulary", [("find japanese restaurants nearby", []), ("order shawarma", ["shawarma"])])
+def test_command_grammar_and_end_of_speech(server, speech, said, vocabulary):
+    """A client's grammar; with a vocabulary, its words are the grammar's too (read before the
+    grammar is built: before, "shawarma" ended the session, missing in the dictionary)."""
+    path = speech(said, pad=1.5)
+    grammar = "#JSGF V1.0;\ngrammar c;\npublic <c> = (find | show) japanese restaurants nearby | go home | order shawarma;\n"
+    if not vocabulary:
+        grammar = grammar.replace(" | order shawarma", "")
 
     async def go():
         async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph") as ws:
-            await ws.send(json.dumps({"type": "start", "graph": "command", "grammar": grammar, "end-of-speech": "short"}))
+            await ws.send(json.dumps({"type": "start", "graph": "command", "grammar": grammar, "end-of-speech": "short",
+                                      "vocabulary": vocabulary}))
             events = [json.loads(await ws.recv())]
             for data in frames(path, 3200):
                 await ws.send(data)
@@ -158,7 +174,7 @@ def test_command_grammar_and_end_of_speech(server, speech):
                 events.append(json.loads(await ws.recv()))
             return events
     events = run(go())
-    assert [e["text"] for e in events if e["type"] == "final"] == ["find japanese restaurants nearby"]
+    assert [e["text"] for e in events if e["type"] == "final"] == [said], events
     assert events[-1]["reason"] == "end-of-speech"
 
 

@@ -56,8 +56,20 @@ final class VoskProtocol: SocketProtocol, @unchecked Sendable {
             options.partials = 0.25
             options.alternatives = alternatives > 0 ? alternatives : nil
             if let phrases, !phrases.isEmpty {
-                let rules = phrases.map { $0.lowercased().filter { $0.isLetter || $0 == " " || $0 == "'" } }.filter { !$0.isEmpty }
-                options.grammar = "#JSGF V1.0;\ngrammar phrases;\npublic <phrase> = " + rules.joined(separator: " | ") + ";\n"
+                // Phrases of words of a-z and apostrophes, as a vocabulary takes them; a phrase
+                // with another word is left out (vosk-server leaves out what its model lacks).
+                // Their words the dictionary lacks are pronounced, as a vocabulary's are.
+                let rules = phrases.compactMap { phrase -> String? in
+                    let words = phrase.lowercased().split(separator: " ")
+                    let spelled = words.allSatisfy { w in
+                        w.contains { ("a"..."z").contains($0) } && w.allSatisfy { ("a"..."z").contains($0) || $0 == "'" }
+                    }
+                    return words.isEmpty || !spelled ? nil : words.joined(separator: " ")
+                }
+                if !rules.isEmpty {
+                    options.grammar = "#JSGF V1.0;\ngrammar phrases;\npublic <phrase> = " + rules.joined(separator: " | ") + ";\n"
+                    options.vocabulary = rules
+                }
             }
             switch socket.beginSession(options, rate: rate, channels: 1, width: 2, onEvent: { [weak self] e in self?.event(e) }) {
             case .success(let s): session = s
