@@ -51,7 +51,8 @@ enum RunCommand: Command {
             try args.finish(name)
             let graphs = GraphLocator.installed()
             if graphs.isEmpty { print("no graphs found by name (looked in: \(GraphLocator.folders.joined(separator: ", ")))") }
-            for g in graphs { print(g.name.padding(g.name, to: 14) + g.description + "  (\(g.folder))") }
+            let width = (graphs.map(\.name.count).max() ?? 0) + 2
+            for g in graphs { print(g.name.padding(g.name, to: width) + g.description + "  (\(g.folder))") }
             return 0
         }
         let sources = try args.options("--source"), sets = try args.options("--set"), sinks = try args.options("--sink")

@@ -36,6 +36,13 @@ import Testing
         #expect(root.status == 0 && root.stdoutLines.count == 1, "\(root.stderr)")
         let elsewhere = try CLI.run(["run", "transcribe", "--source", wav.path], directory: CLI.tempDir())
         #expect(elsewhere.status == 0 && elsewhere.stdout == root.stdout, "\(elsewhere.stderr)")
+        // `run --list` names them, each description at the same column.
+        let list = try CLI.run(["run", "--list"], directory: CLI.tempDir())
+        let columns = Set(list.stdoutLines.map { line in
+            let name = line.prefix { $0 != " " }
+            return name.count + line.dropFirst(name.count).prefix { $0 == " " }.count
+        })
+        #expect(list.status == 0 && list.stdoutLines.contains { $0.hasPrefix("transcribe ") } && columns.count == 1, "\(list.stdout)")
         let missing = try CLI.run(["run", "no-such-graph"], directory: CLI.tempDir())
         #expect(missing.status == 2 && missing.stderrLines.count == 1
                 && missing.stderr.hasPrefix("audiograph: no-such-graph: no such graph file")
