@@ -8,6 +8,12 @@ public struct VocabularyEntry: Sendable, Hashable {
     /// to take the dictionary's, or flite's lexicon and letter-to-sound rules'.
     public var pronunciation: [String]?
 
+    /// Whether `word` is spelled as a vocabulary takes it: letters a-z and apostrophes, at least
+    /// one letter.
+    public static func isSpelled(_ word: some StringProtocol) -> Bool {
+        word.allSatisfy { ("a"..."z").contains($0) || $0 == "'" } && word.contains { $0 != "'" }
+    }
+
     /// A word or phrase, with a single word's pronunciation if you know it.
     public init(_ text: String, pronunciation: [String]? = nil) {
         self.text = text

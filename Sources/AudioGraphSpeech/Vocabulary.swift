@@ -106,7 +106,7 @@ struct Vocabulary {
                               fail: (String) -> EngineError) throws(EngineError) -> Checked {
         let spelled = text.lowercased().split(whereSeparator: { $0 == " " }).map(String.init)
         guard !spelled.isEmpty else { throw fail(given == nil ? "no word" : "a pronunciation without a word") }
-        for w in spelled where !w.allSatisfy({ ("a"..."z").contains($0) || $0 == "'" }) || w.allSatisfy({ $0 == "'" }) {
+        for w in spelled where !VocabularyEntry.isSpelled(w) {
             throw fail("\"\(w)\": words are letters a-z and apostrophes")
         }
         guard let given else { return Checked(words: spelled, phones: nil, place: place) }

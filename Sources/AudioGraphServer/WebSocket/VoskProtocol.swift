@@ -1,3 +1,4 @@
+import AudioGraph
 import AudioGraphCore
 import Foundation
 import Synchronization
@@ -61,10 +62,7 @@ final class VoskProtocol: SocketProtocol, @unchecked Sendable {
                 // Their words the dictionary lacks are pronounced, as a vocabulary's are.
                 let rules = phrases.compactMap { phrase -> String? in
                     let words = phrase.lowercased().split(separator: " ")
-                    let spelled = words.allSatisfy { w in
-                        w.contains { ("a"..."z").contains($0) } && w.allSatisfy { ("a"..."z").contains($0) || $0 == "'" }
-                    }
-                    return words.isEmpty || !spelled ? nil : words.joined(separator: " ")
+                    return words.isEmpty || !words.allSatisfy(VocabularyEntry.isSpelled) ? nil : words.joined(separator: " ")
                 }
                 if !rules.isEmpty {
                     options.grammar = "#JSGF V1.0;\ngrammar phrases;\npublic <phrase> = " + rules.joined(separator: " | ") + ";\n"
