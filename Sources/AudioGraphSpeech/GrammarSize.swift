@@ -5,9 +5,8 @@
 /// `x`, so a short text can stand for an automaton too large to build: `go` followed by 20
 /// `+` is a million states (minutes of work and gigabytes), and so are ten rules that each
 /// say the next one twice. Its building also grows with the square of the automaton (20,000
-/// states or word arcs take about a second). The recognizer refuses a grammar beyond
-/// ``RecognizerSettings/grammarArcLimit`` and the server one beyond its own, smaller, limit
-/// before PocketSphinx sees it.
+/// states or word arcs take about a second). ``GrammarCheck`` refuses a grammar beyond
+/// ``GrammarCheck/mostStatesOrArcs`` before PocketSphinx sees it.
 ///
 /// The count follows PocketSphinx's expansion: a word is an arc; a sequence adds a state
 /// between its items; alternatives share their ends; `[x]` adds an empty arc; `x*` a state

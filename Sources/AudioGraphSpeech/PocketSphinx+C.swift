@@ -97,14 +97,6 @@ final class PocketSphinxDecoder {
             }
             throw error
         }
-        // PocketSphinx reports a grammar's undefined rule or left recursion as an error and
-        // builds the grammar anyway, without the rule: a search that can never end a sentence.
-        if case .grammar = search, String(cString: ag_ps_last_error()).contains("\"jsgf.c\"") {
-            let reason = Self.lastError()
-            ps_free(ps)
-            cmd_ln_free_r(cfg)
-            throw EngineError(.model, reason, suggestion: "a rule may refer to itself only at its end (<a> = go [<a>]), and every rule it names must be defined")
-        }
         languageModelLogmath = lmLogmath
         pendingLanguageModel = deferred
         config = cfg

@@ -29,7 +29,7 @@ struct GrammarAutomaton: Sendable {
     /// it, and copies of one word score alike, so none is pruned: its work grows with the
     /// square of the copies. Nested repetition (`go++++`, twice the copies a `+`) and repeated
     /// alternatives (`(go | go | go)+`) make them; 16 copies decode a 2 s command in 0.2 s,
-    /// 64 in 6 s, 256 not in 100 s (``RecognizerModel`` refuses more than 16).
+    /// 64 in 6 s, 256 not in 100 s (``GrammarCheck`` refuses more than 16).
     var mostCopies: (word: String, count: Int) {
         var best = (word: "", count: 0)
         for out in arcs {
@@ -65,14 +65,14 @@ struct GrammarAutomaton: Sendable {
     /// final state. Not so for a grammar whose rules lead only into themselves, `<NULL>` or
     /// `<VOID>` (PocketSphinx builds those as an empty arc): every result would be empty.
     var acceptsSomeWords: Bool {
-        // States reached, and whether a word has been said on the way.
-        var seen: Set<[Int]> = [[start, 0]]
+        // States reached before any word (`silent`) and after one (`said`).
+        var silent = Set([start]), said = Set<Int>()
         var todo = [(start, false)]
-        while let (s, said) = todo.popLast() {
-            if s == final && said { return true }
+        while let (s, afterWord) = todo.popLast() {
+            if s == final && afterWord { return true }
             for a in arcs[s] {
-                let next = (a.to, said || a.word != nil)
-                if seen.insert([next.0, next.1 ? 1 : 0]).inserted { todo.append(next) }
+                let next = afterWord || a.word != nil
+                if next ? said.insert(a.to).inserted : silent.insert(a.to).inserted { todo.append((a.to, next)) }
             }
         }
         return false
@@ -109,13 +109,15 @@ extension GrammarAutomaton {
         self.init(arcs: arcs, start: Int(model.start_state), final: Int(model.final_state))
     }
 
-    /// The automaton PocketSphinx builds from the grammar file at `path` before it joins its
-    /// empty arcs (`jsgf_build_fsg_raw`), or nil when the file is not a grammar PocketSphinx
-    /// reads or meets a fatal error in (its load then says why). Only for a grammar
-    /// ``GrammarSize`` counts small: the building copies rules as it goes.
-    static func raw(grammarFile path: String) -> GrammarAutomaton? {
-        var fatal: Int32 = 0
-        guard let fsg = ag_jsgf_build_raw_guarded(path, nil, &fatal) else { return nil }
+    /// The automaton PocketSphinx builds from the grammar file at `path` (nil: from `text`)
+    /// before it joins its empty arcs (`jsgf_build_fsg_raw`), or nil when it is not a grammar
+    /// PocketSphinx reads, or, with `fatal` set, one it met a fatal error in (which would have
+    /// ended the process). Only for a grammar ``GrammarSize`` counts small: the building
+    /// copies rules as it goes.
+    static func raw(path: String?, text: String, fatal: inout Bool) -> GrammarAutomaton? {
+        var failed: Int32 = 0
+        defer { fatal = failed != 0 }
+        guard let fsg = ag_jsgf_build_raw_guarded(path, path == nil ? text : nil, &failed) else { return nil }
         let model = UnsafeMutableRawPointer(fsg).assumingMemoryBound(to: fsg_model_t.self)
         defer { _ = fsg_model_free(model) }
         return GrammarAutomaton(model)

@@ -1,5 +1,4 @@
 import AudioGraphCore
-import CPocketSphinxSupport
 import Foundation
 import Synchronization
 
@@ -37,14 +36,6 @@ final class RecognizerModel: @unchecked Sendable {
     /// Why the background load failed (set by the decoding thread before `failed`).
     private let failure = Locked<EngineError?>(nil)
     private let failed = Atomic<Bool>(false)
-
-    /// The most copies of one word a grammar may have at one point (``GrammarAutomaton/mostCopies``).
-    static let mostWordCopies = 16
-    /// The most empty arcs a grammar's may join into (``GrammarAutomaton/joinedEmptyArcs(limit:)``):
-    /// PocketSphinx's search slows steeply with them. A chain of 140 optional words (the
-    /// dictionary's first) is under it (9,870) and decodes 2 s of speech in 1.7 s, 100 in 0.7 s;
-    /// 300 other words (45,000) took 39 s.
-    static let mostJoinedEmptyArcs = 10_000
 
     init(_ settings: RecognizerSettings) { self.settings = settings }
 
@@ -180,15 +171,6 @@ final class RecognizerModel: @unchecked Sendable {
         let s = settings
         var warnings = warnings
         do throws(EngineError) {
-            if case .grammar(let path) = s.search {
-                // PocketSphinx joins a grammar's empty arcs as it loads it; the count is known first.
-                ag_ps_capture_log()
-                let limit = Self.mostJoinedEmptyArcs
-                if let raw = GrammarAutomaton.raw(grammarFile: path), raw.joinedEmptyArcs(limit: limit) > limit {
-                    throw EngineError(.model, "the grammar's empty arcs join into more than \(limit) arcs: "
-                                      + "each optional word ([a] [b] [c] ...) reaches every one after it")
-                }
-            }
             // With the model's coverage known (recorded in its cut), the search over it waits for
             // speech too; counting the coverage needs the search.
             let d = try PocketSphinxDecoder(hmm: s.hmm, dict: dictionary, search: s.search, limits: s.limits,
@@ -219,13 +201,6 @@ final class RecognizerModel: @unchecked Sendable {
                 }
             }
             let automaton = d.grammarAutomaton()
-            if let automaton, !automaton.acceptsSomeWords {
-                throw EngineError(.model, "the grammar has no sentence of words: its public rule leads only into itself, <NULL> or <VOID>")
-            }
-            if let copies = automaton?.mostCopies, copies.count > Self.mostWordCopies {
-                throw EngineError(.model, "the grammar makes \(copies.count) copies of \"\(copies.word)\" at one point (more than \(Self.mostWordCopies)), too slow to search: "
-                                  + "each + nested in another doubles them, as does a word repeated among alternatives")
-            }
             if !preparingLater { d.warmUp() }
             return .init(decoder: d, automaton: automaton, warnings: warnings)
         } catch {

@@ -1,5 +1,4 @@
 import AudioGraphCore
-import CPocketSphinxSupport
 import Foundation
 
 /// What a `recognizer` node was asked for: its parameters, read once from the descriptor's
@@ -38,30 +37,6 @@ struct RecognizerSettings: Sendable {
     let wake: (phrase: String, threshold: Double, timeout: Double)?
 
     /// Reads and checks `p` (errors name the parameter).
-    /// The most states or word arcs a grammar may expand to (``GrammarSize``): PocketSphinx
-    /// takes about a second to build 20,000, and the time grows with the square.
-    static let grammarArcLimit = 50_000
-
-    /// Why PocketSphinx should not be given the grammar `text` (nil: nothing found here;
-    /// PocketSphinx reports its syntax errors itself). Text that ``GrammarSize`` does not
-    /// read and PocketSphinx's parser passes over is refused too: its size is not known.
-    static func grammarProblem(_ text: String, limit: Int) -> String? {
-        let size: GrammarSize
-        do {
-            size = try GrammarSize.of(text)
-        } catch {
-            if error.tooDeep { return "line \(error.line): nested more than \(JSGFRules.deepest) deep" }
-            ag_ps_capture_log()
-            var fatal: Int32 = 0
-            guard ag_jsgf_parses_guarded(text, &fatal) != 0 else { return nil }  // PocketSphinx's syntax error
-            return "line \(error.line): not JSGF as audiograph reads it (a word or symbol outside a rule's body, or a rule without a name?)"
-        }
-        guard max(size.states, size.arcs) > limit else { return nil }
-        let count = max(size.states, size.arcs) >= 1 << 50 ? "more than 10^15" : "about \(max(size.states, size.arcs))"
-        return "the grammar expands to \(count) states or word arcs, more than the \(limit) allowed: "
-            + "every x+ doubles x, and every reference copies its rule"
-    }
-
     init(_ p: ResolvedParameters) throws(GraphError) {
         nodeId = p.nodeId
         hmm = p.text("hmm")
@@ -94,9 +69,11 @@ struct RecognizerSettings: Sendable {
         if let vocabularyPath { try mustExist(vocabularyPath, "vocabulary") }
         if let grammar {
             try mustExist(grammar, "grammar")
-            if let problem = Self.grammarProblem(FileManager.default.contents(atPath: grammar).map { String(decoding: $0, as: UTF8.self) } ?? "",
-                                                 limit: Self.grammarArcLimit) {
-                throw p.error("grammar", problem)
+            do {
+                try GrammarCheck.examine(text: FileManager.default.contents(atPath: grammar).map { String(decoding: $0, as: UTF8.self) } ?? "",
+                                         path: grammar)
+            } catch {
+                throw p.error("grammar", error.message, suggestion: error.suggestion)
             }
             search = .grammar(grammar)
         } else if let keyphrase {

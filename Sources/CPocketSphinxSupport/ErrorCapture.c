@@ -177,8 +177,8 @@ struct fsg_model_s *ag_jsgf_build_raw_guarded(const char *path, const char *text
     return *fatal ? NULL : r.fsg;
 }
 
-int ag_jsgf_parses_guarded(const char *text, int *fatal) {
-    struct jsgf_raw r = {.text = text};
+int ag_jsgf_parses_guarded(const char *path, const char *text, int *fatal) {
+    struct jsgf_raw r = {.path = path, .text = text};
     *fatal = run_guarded(build_jsgf_raw, &r);
     return !*fatal && r.parsed;
 }

@@ -64,31 +64,24 @@ enum FuzzTargets {
             _ = try? AppKeys(text: text)
             _ = WebSocketConnection.query(text)
         case "jsgf":
-            // A grammar as the recognizer takes it: refused when GrammarSize counts it too
-            // large or too deep; else PocketSphinx parses it and builds its public rule's word
-            // automaton before joining empty arcs, which must be no larger than counted (within
-            // a slack), and the joined empty arcs are counted.
+            // A grammar as the recognizer takes it (GrammarCheck), and the count that guards
+            // PocketSphinx's building: where the text's count is within the limit, the raw
+            // automaton PocketSphinx builds must be no larger (within a small slack: its odd
+            // corners, an empty alternative or <VOID> among others, differ by a state or so;
+            // what matters is that nothing multiplies).
             let text = String(decoding: bytes, as: UTF8.self)
             guard !text.utf8.contains(0) else { return }
-            guard let counted = try? GrammarSize.of(text) else { return }  // refused (or PocketSphinx's syntax error)
-            if counted.states > RecognizerSettings.grammarArcLimit || counted.arcs > RecognizerSettings.grammarArcLimit { return }
+            _ = try? GrammarCheck.examine(text: text, path: nil)
+            guard let counted = try? GrammarSize.of(text),
+                  max(counted.states, counted.arcs) <= GrammarCheck.mostStatesOrArcs else { return }
             ag_ps_capture_log()
-            var fatal: Int32 = 0
-            guard let raw = ag_jsgf_build_raw_guarded(nil, text, &fatal) else { return }
-            let fsg = UnsafeMutableRawPointer(raw).assumingMemoryBound(to: fsg_model_t.self)
-            defer { _ = fsg_model_free(fsg) }
-            // An undefined rule or left recursion: the recognizer refuses what PocketSphinx built.
-            if String(cString: ag_ps_last_error()).contains("\"jsgf.c\"") { return }
-            let built = GrammarAutomaton(fsg)
+            var fatal = false
+            guard let built = GrammarAutomaton.raw(path: nil, text: text, fatal: &fatal),
+                  !String(cString: ag_ps_last_error()).contains("\"jsgf.c\"") else { return }  // refused: an undefined rule
             let states = built.arcs.count - 2, arcs = built.arcs.reduce(0) { $0 + $1.count }
-            // Within a small slack: PocketSphinx's odd corners (an empty alternative, <VOID>
-            // among others) differ by a state or so; what matters is that nothing multiplies.
             if states > 2 * counted.states + 8 || arcs > 2 * counted.arcs + 8 {
                 fatalError("PocketSphinx built \(states) states and \(arcs) arcs; GrammarSize counted \(counted.states) and \(counted.arcs)")
             }
-            _ = built.joinedEmptyArcs(limit: RecognizerModel.mostJoinedEmptyArcs)
-            _ = built.mostCopies
-            _ = built.acceptsSomeWords
         default:
             fatalError("AG_FUZZ_TARGET: unknown target \(target) (wav, graph, set, dict, mdef, s3, wyoming, socket, jsgf)")
         }

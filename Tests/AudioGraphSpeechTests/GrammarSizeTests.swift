@@ -70,11 +70,14 @@ import Testing
             #expect(throws: JSGFRules.Problem(line: line, tooDeep: false), "\(text)") { try GrammarSize.of(text) }
         }
         // PocketSphinx passes over "= go;" and a stray word outside a rule; this reads the word only.
-        #expect(RecognizerSettings.grammarProblem("#JSGF V1.0;\ngrammar g;\n= go;\npublic <a> = stop;\n", limit: 10)?.hasPrefix("line 3: not JSGF") == true)
+        let refusal = #expect(throws: GrammarCheck.Refusal.self) {
+            try GrammarCheck.examine(text: "#JSGF V1.0;\ngrammar g;\n= go;\npublic <a> = stop;\n", path: nil)
+        }
+        #expect(refusal?.message.hasPrefix("line 3: not JSGF") == true)
         #expect(try GrammarSize.of("#JSGF V1.0;\ngrammar g;\n7 public <a> = go;\n") == GrammarSize(states: 0, arcs: 1))
         // In a rule's body the keywords are words, as there.
         #expect(try GrammarSize.of("#JSGF V1.0;\ngrammar g;\npublic <a> = public grammar import;\n") == GrammarSize(states: 2, arcs: 3))
-        #expect(RecognizerSettings.grammarProblem("#JSGF V1.0;\ngrammar g;\npublic <a> = (go;\n", limit: 10) == nil)
+        #expect(try GrammarCheck.examine(text: "#JSGF V1.0;\ngrammar g;\npublic <a> = (go;\n", path: nil) == nil)
     }
 
     /// A client's megabyte of unclosed rule names, tags or quotes is read in one pass (each

@@ -274,12 +274,13 @@ import Testing
         let bad = try CLI.run(["run", "graphs/command.json", "--source", wav.path, "--set", "asr.grammar=\(gram.path)"])
         #expect(bad.status == 2 && bad.stderrLines.count == 1, "\(bad.stderr)")
         #expect(bad.stderr.contains("parameter \"grammar\"") && bad.stderr.contains("line 3"), "\(bad.stderr)")
-        // Grammars PocketSphinx builds with a warning and a search that never says a word.
+        // Grammars PocketSphinx builds with a warning and a search that never says a word, and
+        // one it would end the process on (a weight over 1 on an empty arc).
         // And grammars too large or too slow to search (README: Grammars that cannot be searched).
         let chain = (0..<150).map { "[\(["go", "stop", "left", "right", "home"][$0 % 5])]" }.joined(separator: " ")
         for (rule, says) in [("<cmd> go", "right-recursion"), ("go <missing>", "Undefined rule"), ("<VOID>", "no sentence of words"),
                              ("go" + String(repeating: "+", count: 24), "expands to about"), ("go+++++", "copies of \"go\""),
-                             (chain, "empty arcs join")] {
+                             (chain, "empty arcs join"), ("/2/ <NULL> | go", "Null transition prob must be <= 1.0")] {
             try "#JSGF V1.0;\ngrammar g;\npublic <cmd> = \(rule);\n".write(to: gram, atomically: true, encoding: .utf8)
             let r = try CLI.run(["run", "graphs/command.json", "--source", wav.path, "--set", "asr.grammar=\(gram.path)"])
             #expect(r.status == 2 && r.stderrLines.count == 1 && r.stderr.contains("parameter \"grammar\"")

@@ -33,9 +33,9 @@ struct ps_decoder_s *ag_ps_init_guarded(struct cmd_ln_s *config, int *fatal);
 /// PocketSphinx met a fatal error (instead of ending the process). Free with `fsg_model_free`.
 struct fsg_model_s *ag_jsgf_build_raw_guarded(const char *path, const char *text, int *fatal);
 
-/// Whether PocketSphinx's JSGF parser reads `text` (imports resolved, nothing built); 0 with
-/// `*fatal` set after a fatal error.
-int ag_jsgf_parses_guarded(const char *text, int *fatal);
+/// Whether PocketSphinx's JSGF parser reads the file `path` or, when it is NULL, the `text`
+/// (imports resolved, nothing built); 0 with `*fatal` set after a fatal error.
+int ag_jsgf_parses_guarded(const char *path, const char *text, int *fatal);
 
 /// `ag_ps_init_guarded` for a language-model search, in less time: the n-gram model at `lm`
 /// is read on a second thread while PocketSphinx loads the acoustic model and dictionary
