@@ -20,6 +20,10 @@ final class PocketSphinxDecoder {
     /// The vocabulary whose model is interpolated with the language model now (see
     /// `addVocabularyModel`).
     var vocabulary: Vocabulary?
+    /// The n-gram model as read (a reference of its own), once a vocabulary's model is
+    /// combined with it: the search's model is then the combination, and a larger vocabulary
+    /// is combined with this one again, not with the combination.
+    var loadedLanguageModel: OpaquePointer?
 
     /// Loads the model. Errors carry PocketSphinx's own message (a grammar's line, a file).
     ///
@@ -172,6 +176,7 @@ final class PocketSphinxDecoder {
         ag_cmn_meter_free(meter)
         if let pendingLanguageModel { _ = ngram_model_free(pendingLanguageModel) }
         if let setAsideModel { _ = ngram_model_free(setAsideModel) }
+        if let loadedLanguageModel { _ = ngram_model_free(loadedLanguageModel) }
         ps_free(decoder)
         if let languageModelLogmath { logmath_free(languageModelLogmath) }
         cmd_ln_free_r(config)

@@ -15,13 +15,13 @@ extension PocketSphinxDecoder {
 
     /// Gives the vocabulary's words and phrases language-model weight: a small model of its
     /// own (each word a unigram, each phrase's word pairs a bigram) interpolated with the
-    /// search's model, which replaces it. The words must be in the dictionary already (the
-    /// dictionary the decoder loaded). Debian's PocketSphinx cannot add words to its binary
-    /// (trie) model itself: searching one it added a word to reads past its tables.
+    /// language model as read, and the search over the language model is built again over the
+    /// two (whether it is there or not). The words must be in the dictionary already.
     func addVocabularyModel(_ vocabulary: Vocabulary) throws(EngineError) {
-        guard let set = ps_get_lm(decoder, Self.mainSearch), let main = ngram_model_set_lookup(set, "default") else {
+        guard let main = loadedLanguageModel ?? Self.languageModel(of: decoder).flatMap({ ngram_model_retain($0) }) else {
             throw EngineError(.model, "the vocabulary needs the recognizer's language model", parameter: "vocabulary")
         }
+        loadedLanguageModel = main
         let arpa = FileManager.default.temporaryDirectory.appendingPathComponent("audiograph-\(UUID().uuidString).arpa").path
         defer { try? FileManager.default.removeItem(atPath: arpa) }
         guard FileManager.default.createFile(atPath: arpa, contents: Data(Self.arpa(vocabulary).utf8)) else {
@@ -31,9 +31,7 @@ extension PocketSphinxDecoder {
             throw EngineError(.model, "PocketSphinx rejected the vocabulary's language model: \(Self.lastError())",
                               parameter: "vocabulary")
         }
-        defer { ngram_model_free(own) }  // the set keeps its own reference
-        _ = ngram_model_retain(main)
-        defer { ngram_model_free(main) }
+        defer { ngram_model_free(own) }  // the set keeps its own references
         var models: [OpaquePointer?] = [main, own]
         var names: [UnsafeMutablePointer<CChar>?] = [strdup("default"), strdup("vocabulary")]
         defer { for n in names { free(n) } }
@@ -56,17 +54,42 @@ extension PocketSphinxDecoder {
 
     /// Adds words and phrases while no utterance is open: the new words join the dictionary
     /// and the vocabulary model is made again over every phrase so far (the search is rebuilt,
-    /// about 0.15 s with Debian's en-us model).
+    /// about 0.15 s with Debian's en-us model). The first words' preview search is dropped (a
+    /// later first partial, the same results).
+    ///
+    /// PocketSphinx's `ps_add_word` adds a word to every n-gram search's model as well, and
+    /// Debian's binary (trie) models cannot take one: scoring it reads past their tables (a
+    /// crash at a hundred new words, wrong scores with fewer). So the n-gram searches are
+    /// freed while the words join the dictionary, and the language model as read never has
+    /// them: the vocabulary's own model does, as when the words come from a file at the load.
     func addVocabulary(_ more: Vocabulary) throws(EngineError) {
         precondition(!inUtterance, "words are added between utterances")
         prepareForSpeech()  // the preview search is cut from the language model as loaded
-        attachMainSearch()  // the new words join the main search (the preview keeps its cut)
+        attachMainSearch()
         if let searchFailure { throw searchFailure }
-        for w in more.words where ps_add_word(decoder, w.spelling, w.phones.joined(separator: " "), 0) < 0 {
-            throw EngineError(.model, "PocketSphinx would not add \"\(w.spelling)\" to the dictionary: \(Self.lastError())",
-                              parameter: "vocabulary")
+        guard let searched = Self.languageModel(of: decoder).flatMap({ ngram_model_retain($0) }) else {
+            throw EngineError(.model, "the vocabulary needs the recognizer's language model", parameter: "vocabulary")
         }
-        try addVocabularyModel(vocabulary.map { $0.merged(with: more) } ?? more)
+        defer { ngram_model_free(searched) }
+        if loadedLanguageModel == nil { loadedLanguageModel = ngram_model_retain(searched) }
+        if hasPreview {
+            hasPreview = false
+            _ = ps_unset_search(decoder, Self.previewSearch)
+        }
+        _ = ps_unset_search(decoder, Self.mainSearch)
+        do throws(EngineError) {
+            for w in more.words where ps_add_word(decoder, w.spelling, w.phones.joined(separator: " "), 0) < 0 {
+                throw EngineError(.model, "PocketSphinx would not add \"\(w.spelling)\" to the dictionary: \(Self.lastError())",
+                                  parameter: "vocabulary")
+            }
+            try addVocabularyModel(vocabulary.map { $0.merged(with: more) } ?? more)
+        } catch {
+            // The search as it was (the words the dictionary took stay there, unsearched).
+            _ = ngram_model_retain(searched)
+            _ = buildMainSearch(searched)
+            _ = ps_set_search(decoder, Self.mainSearch)
+            throw error
+        }
     }
 
     /// The vocabulary as an ARPA model: its new words share the unigram mass (each at most

@@ -45,6 +45,41 @@ import Testing
         #expect(warnings.isEmpty, "\(warnings)")
     }
 
+    /// A hundred new words from code, as a server's client may send: PocketSphinx's own way of
+    /// adding a word also adds it to the binary language model, whose tables it then reads past
+    /// (a crash at a hundred words, wrong scores with fewer). They must give what the same words
+    /// in a `vocabulary` file give, read before the model loads.
+    @Test(.flite) func manyWordsFromCodeGiveWhatTheFileGives() async throws {
+        let wav = try #require(Flite.speech(Self.sentence))
+        var seed: UInt64 = 7
+        let words = (0..<100).map { _ in
+            String((0..<6).map { _ -> Character in
+                seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                return Character(UnicodeScalar(UInt8(97 + (seed >> 33) % 26)))
+            })
+        } + ["shawarma"]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("words-\(UUID().uuidString).txt")
+        try words.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        func results(_ s: RecognitionSession) async -> [String] {
+            var out: [String] = []
+            for await e in s.events {
+                if case .final(_, let r) = e { out.append("\(r.text) \(r.words.map { String(format: "%.3f", $0.confidence) })") }
+            }
+            return out
+        }
+        let fromFile = try RecognitionSession(graph: graph(wav, recognizer: ["vocabulary": .string(file.path)]))
+        try fromFile.start()
+        let expected = await results(fromFile)
+        let fromCode = try RecognitionSession(graph: graph(wav))
+        try fromCode.addVocabulary(words.map { VocabularyEntry($0) })
+        try fromCode.start()
+        let got = await results(fromCode)
+        #expect(expected.first?.hasPrefix(Self.sentence) == true, "\(expected)")
+        #expect(got == expected)
+    }
+
     /// Added once the first final is in, paced in real time so most of the 4 s pause is still ahead:
     /// the second saying of the same sentence has the word, the first not.
     @Test(.flite) func wordsAddedBetweenUtterancesAreHeardFromTheNext() async throws {

@@ -75,6 +75,33 @@ def test_vosk_phrase_list_words_the_dictionary_lacks(server, speech):
     assert [r["text"] for r in replies if r.get("text")] == ["order shawarma"], replies
 
 
+def test_a_large_vocabulary_is_heard_and_the_server_stays(server, speech):
+    """Two hundred words the dictionary lacks, as an app with a product catalogue sends them
+    (before, a hundred ended the server: PocketSphinx added them to its binary language model,
+    whose tables it then read past)."""
+    import random
+    rng = random.Random(40)
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(5, 9))) for _ in range(200)]
+    path = speech("order shawarma")
+
+    async def go():
+        async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph") as ws:
+            await ws.send(json.dumps({"type": "start", "graph": "dictation", "vocabulary": words + ["shawarma"]}))
+            events = [json.loads(await ws.recv())]
+            for data in frames(path, 6400):
+                await ws.send(data)
+            await ws.send(json.dumps({"type": "stop"}))
+            while events[-1]["type"] != "end":
+                events.append(json.loads(await ws.recv()))
+            return events
+    events = run(go())
+    assert events[-1]["reason"] == "stopped", events
+    finals = [e["text"] for e in events if e["type"] == "final"]
+    assert len(finals) == 1 and finals[0].endswith("shawarma"), finals  # the model alone cannot spell it
+    with urllib.request.urlopen(f"http://127.0.0.1:{server.http_port}/healthz") as r:
+        assert r.status == 200
+
+
 def test_audiograph_protocol_session_and_speech(server, speech):
     path = speech("find japanese restaurants nearby", rate=44100)
 
