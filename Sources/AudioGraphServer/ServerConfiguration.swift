@@ -23,7 +23,7 @@ public struct ServerConfiguration: Sendable {
     public var decoders: Int?
     /// Sessions in flight at once, over all protocols; beyond it a new one is refused "busy".
     public var maxSessions = 16
-    /// Longest session, in seconds of audio.
+    /// Longest session, in seconds of audio: heard (recognition) or spoken (speech output).
     public var maxSessionSeconds = 300.0
     /// A connection that sends nothing for this long is closed (seconds).
     public var idleSeconds = 30.0

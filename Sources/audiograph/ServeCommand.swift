@@ -36,7 +36,8 @@ enum ServeCommand: Command {
           --decoders N            Decoders running at once over all sessions (default: one
                                   per core; 0: no limit). The rest wait their turn: many
                                   decoders interleaved by the kernel share the caches badly.
-          --max-session-seconds S Longest session in seconds of audio (default 300).
+          --max-session-seconds S Longest session in seconds of audio, heard or spoken
+                                  (default 300).
           --idle-timeout S        Close a connection silent this long (default 30).
           --max-message BYTES     Largest client message (default 1048576).
           --isolate               Each recognition session in a process of its own: a crash

@@ -102,6 +102,27 @@ def test_a_large_vocabulary_is_heard_and_the_server_stays(server, speech):
         assert r.status == 200
 
 
+def test_a_long_speech_stops_at_the_session_limit(server):
+    """`speak` with 20,000 sentences: spoken a sentence at a time, stopped at
+    --max-session-seconds of audio (300 s) with `too-long`, then `speak-end` (cancelled)."""
+    async def go():
+        async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph", max_size=None) as ws:
+            await ws.send(json.dumps({"type": "speak", "text": "Hello world. " * 20000}))
+            start, samples, texts = json.loads(await ws.recv()), 0, []
+            while not texts or texts[-1]["type"] != "speak-end":
+                m = await ws.recv()
+                if isinstance(m, bytes):
+                    samples += len(m) // 2
+                else:
+                    texts.append(json.loads(m))
+            return start, samples, texts
+    start, samples, texts = asyncio.run(asyncio.wait_for(go(), 120))
+    assert start["type"] == "speak-start"
+    assert samples == 300 * start["rate"], samples / start["rate"]
+    assert [t["type"] for t in texts] == ["error", "speak-end"] and texts[0]["code"] == "too-long", texts
+    assert texts[1]["cancelled"] is True
+
+
 def test_audiograph_protocol_session_and_speech(server, speech):
     path = speech("find japanese restaurants nearby", rate=44100)
 

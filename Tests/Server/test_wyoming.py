@@ -247,6 +247,48 @@ def test_stdio(speech):
             proc.kill()
 
 
+def test_a_long_text_is_spoken_a_sentence_at_a_time(server):
+    """A text of 20,000 sentences (260 kB, under --max-message): before, flite was given it
+    whole, for minutes of one synthesis that held every other client's speech and grew the
+    server by gigabytes. Now it is spoken a sentence at a time, stops at --max-session-seconds
+    of audio (300 s) with a `too-long` error after its audio-stop, and another client's answer
+    comes in between."""
+    async def go():
+        order = []
+
+        async def long_one():
+            async with AsyncTcpClient("127.0.0.1", server.wyoming_port) as c:
+                await c.write_event(Synthesize(text="Hello world. " * 20000).event())
+                events, samples, rate = [], 0, None
+                while True:
+                    e = await c.read_event()
+                    if e.type == "audio-start":
+                        rate = e.data["rate"]
+                    elif e.type == "audio-chunk":
+                        samples += len(e.payload) // 2
+                        if samples == len(e.payload) // 2:
+                            order.append("long: first chunk")
+                    else:
+                        events.append(e)
+                    if e.type == "error":
+                        order.append("long: done")
+                        return events, samples, rate
+
+        task = asyncio.create_task(long_one())
+        while "long: first chunk" not in order:
+            await asyncio.sleep(0.01)
+        async with AsyncTcpClient("127.0.0.1", server.wyoming_port) as c:
+            await c.write_event(Synthesize(text="The kitchen light is on.").event())
+            while (await c.read_event()).type != "audio-stop":
+                pass
+            order.append("short: done")
+        return await task, order
+    (events, samples, rate), order = asyncio.run(asyncio.wait_for(go(), 120))
+    assert [e.type for e in events] == ["audio-stop", "error"] and events[1].data["code"] == "too-long", events
+    assert samples == 300 * rate, samples / rate
+    assert order == ["long: first chunk", "short: done", "long: done"], order
+
+
 def test_busy_is_refused_at_once(speech):
     s = Server("--max-sessions", "1", "--http", "none")
     try:

@@ -153,22 +153,33 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
         defer { socket.server.limiter.release(app: socket.app) }
         speeches += 1
         let id = speeches
-        guard let (samples, sampleRate) = Vocalizer.speak(text, voice: voice, rate: rate) else {
+        guard let sampleRate = Vocalizer.sampleRate(of: voice) else {
             return fault("voice", "speak: no voice \"\(voice)\" (voices: \(Vocalizer.voices.joined(separator: ", ")))")
         }
         speechCancelled.withLock { $0 = false }
         socket.send(text: JSON.text(["type": "speak-start", "id": id, "text": text, "rate": sampleRate, "channels": 1, "format": "s16le"]))
+        let most = Int(socket.server.configuration.maxSessionSeconds * Double(sampleRate))
         var at = 0
-        var cancelled = false
-        // In 0.1 s frames; a `cancel-speech` sent meanwhile is read by the next message only,
-        // so speech goes out whole unless the connection carries the cancel first.
-        while at < samples.count {
-            if speechCancelled.withLock({ $0 }) { cancelled = true; break }
-            let n = min(sampleRate / 10, samples.count - at)
-            guard socket.send(binary: PCM16.data(samples[at..<(at + n)])) else { return false }
-            at += n
+        var cancelled = false, tooLong = false, lost = false
+        // Each sentence as soon as it is made, in 0.1 s frames; a `cancel-speech` sent
+        // meanwhile is read by the next message only, so speech goes out whole unless the
+        // connection carries the cancel first. Speech longer than `--max-session-seconds`
+        // stops there.
+        _ = Vocalizer.speak(text, voice: voice, rate: rate) { samples in
+            var i = 0
+            while i < samples.count {
+                if speechCancelled.withLock({ $0 }) { cancelled = true; return false }
+                guard at < most else { tooLong = true; return false }
+                let n = min(sampleRate / 10, samples.count - i, most - at)
+                guard socket.send(binary: PCM16.data(samples[i..<(i + n)])) else { lost = true; return false }
+                i += n
+                at += n
+            }
+            return true
         }
-        socket.send(text: JSON.text(["type": "speak-end", "id": id, "cancelled": cancelled]))
+        if lost { return false }
+        if tooLong { _ = fault("too-long", "speak: speech longer than \(Int(socket.server.configuration.maxSessionSeconds)) s of audio: stopped there") }
+        socket.send(text: JSON.text(["type": "speak-end", "id": id, "cancelled": cancelled || tooLong]))
         return true
     }
 

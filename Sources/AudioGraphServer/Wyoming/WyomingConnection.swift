@@ -96,8 +96,10 @@ final class WyomingConnection: @unchecked Sendable {
         case "synthesize-chunk":
             guard var s = streamingSpeech else { return fault("synthesize-chunk without synthesize-start", "no-start") }
             s.pending += e.string("text") ?? ""
-            // Whole sentences are spoken as soon as they are complete.
-            if let cut = s.pending.lastIndex(where: { ".!?\n".contains($0) }) {
+            // Whole sentences are spoken as soon as they are complete, and text that runs on
+            // without one once it is a sentence's longest (the text waiting stays bounded).
+            if let cut = s.pending.lastIndex(where: { ".!?\n".contains($0) })
+                ?? (s.pending.utf8.count > SpokenPieces.longest ? s.pending.lastIndex(of: " ") ?? s.pending.indices.last : nil) {
                 let ready = String(s.pending[...cut])
                 s.pending = String(s.pending[s.pending.index(after: cut)...])
                 speak(ready, voice: s.voice)
@@ -232,26 +234,36 @@ final class WyomingConnection: @unchecked Sendable {
 
     // MARK: Speech
 
-    /// Speaks `text`: audio-start, audio-chunks of 1024 samples, audio-stop.
+    /// Speaks `text`: audio-start, audio-chunks of 1024 samples, audio-stop; each sentence's
+    /// chunks as soon as it is made. Speech longer than `--max-session-seconds` stops there,
+    /// with a `too-long` error after the audio-stop; a client gone stops it too.
     private func speak(_ text: String, voice: String) {
         if let refusal = server.limiter.admit(app: nil, appLimit: nil) {
             server.metrics.refused(.wyoming, refusal.rawValue)
             return fault("server \(refusal.rawValue): try again later", refusal.rawValue)
         }
         defer { server.limiter.release(app: nil) }
-        guard let (samples, rate) = Vocalizer.speak(text, voice: voice) else {
+        guard let rate = Vocalizer.sampleRate(of: voice) else {
             return fault("synthesize: no voice \"\(voice)\" (voices: \(Vocalizer.voices.joined(separator: ", ")))"
                          + (Vocalizer.unavailable.map { "; \($0)" } ?? ""), "voice")
         }
         let format: [String: Any] = ["rate": rate, "width": 2, "channels": 1]
         send(WyomingEvent("audio-start", format.merging(["timestamp": 0]) { a, _ in a }))
-        var at = 0
-        while at < samples.count {
-            let n = min(1024, samples.count - at)
-            let pcm = PCM16.data(samples[at..<(at + n)])
-            send(WyomingEvent("audio-chunk", format.merging(["timestamp": at * 1000 / rate]) { a, _ in a }, payload: pcm))
-            at += n
+        let most = Int(server.configuration.maxSessionSeconds * Double(rate))
+        var at = 0, tooLong = false
+        _ = Vocalizer.speak(text, voice: voice) { samples in
+            var i = 0
+            while i < samples.count {
+                guard at < most else { tooLong = true; return false }
+                let n = min(1024, samples.count - i, most - at)
+                send(WyomingEvent("audio-chunk", format.merging(["timestamp": at * 1000 / rate]) { a, _ in a },
+                                  payload: PCM16.data(samples[i..<(i + n)])))
+                i += n
+                at += n
+            }
+            return !channel.failed
         }
-        send(WyomingEvent("audio-stop", ["timestamp": samples.count * 1000 / rate]))
+        send(WyomingEvent("audio-stop", ["timestamp": at * 1000 / rate]))
+        if tooLong { fault("synthesize: speech longer than \(Int(server.configuration.maxSessionSeconds)) s of audio: stopped there", "too-long") }
     }
 }
