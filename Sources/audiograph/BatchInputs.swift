@@ -39,6 +39,10 @@ struct BatchInputs {
             var found = 0
             for case let relative as String in walker
             where Self.extensions.contains((relative as NSString).pathExtension.lowercased()) {
+                // A folder named like a sound file is searched, not read; a pipe or device so
+                // named is an input that fails with the file source's error.
+                var isFolder: ObjCBool = false
+                if fm.fileExists(atPath: Self.join(argument, relative), isDirectory: &isFolder), isFolder.boolValue { continue }
                 found += 1
                 inputs.append(Input(path: Self.join(argument, relative),
                                     output: Self.join(outputFolder, (relative as NSString).deletingPathExtension)))

@@ -62,6 +62,24 @@ import Testing
         let folder = try CLI.run(["run", "Graphs/gain.json", "--source", dir.path])
         #expect(folder.status == 1 && folder.stderrLines.count == 1 && folder.stderr.contains("is a directory")
                 && folder.stderr.contains("audiograph batch"), "\(folder.stderr)")
+        // A pipe or device is refused, not waited on (a pipe's open waited for a writer for
+        // ever; read, one gave no audio and exit 0).
+        let pipe = dir.appendingPathComponent("pipe.wav")
+        #expect(mkfifo(pipe.path, 0o600) == 0)
+        for (source, kind) in [(pipe.path, "is a pipe"), ("/dev/zero", "is a character device")] {
+            let r = try CLI.run(["run", "Graphs/gain.json", "--source", source, "--set", "out.path=\(dir.path)/o.wav"])
+            #expect(r.status == 1 && r.stderrLines.count == 1 && r.stderr.contains(kind) && r.stderr.contains(source), "\(r.stderr)")
+        }
+        // In a batch folder: the pipe is one failed input, a folder named like a sound file is
+        // searched, and the rest are transcribed.
+        let batchIn = dir.appendingPathComponent("batch-in"), batchOut = dir.appendingPathComponent("batch-out")
+        try FileManager.default.createDirectory(at: batchIn.appendingPathComponent("folder.wav"), withIntermediateDirectories: true)
+        try WAVFixture.write(batchIn.appendingPathComponent("a.wav"), rate: 16000, channels: 1, bits: 16, samples: [Int32](repeating: 0, count: 8000))
+        try WAVFixture.write(batchIn.appendingPathComponent("folder.wav/b.wav"), rate: 16000, channels: 1, bits: 16, samples: [Int32](repeating: 0, count: 8000))
+        #expect(mkfifo(batchIn.appendingPathComponent("pipe.wav").path, 0o600) == 0)
+        let batch = try CLI.run(["batch", "Graphs/gain.json", batchIn.path, "--output", batchOut.path])
+        #expect(batch.status == 1 && batch.stderr.contains("3 inputs: 2 transcribed, 1 failed") && batch.stderr.contains("pipe.wav: is a pipe"),
+                "\(batch.stderr)")
         // An MP3 named .wav is read by its content (libsndfile), not refused by the WAV reader.
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/lame") {
             let wav = dir.appendingPathComponent("tone.wav"), mp3 = dir.appendingPathComponent("tone.mp3")

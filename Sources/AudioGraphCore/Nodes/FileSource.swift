@@ -48,6 +48,27 @@ package final class FileSource: AudioNode {
         loops = p.integer("loop")
     }
 
+    /// Refuses a path that is there but not a regular file (after its links): a folder, or a
+    /// pipe or device, which the readers cannot seek in (a pipe's open would wait for a writer
+    /// for ever, and reading one gave no audio). A path that is not there is the readers' to name.
+    static func checkIsRegularFile(_ path: String) throws(EngineError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { return }  // the readers say so, with the same words
+            throw EngineError(.audioFile, "cannot open: \(String(cString: strerror(errno)))", file: path, parameter: "path")
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR:
+            throw EngineError(.audioFile, "is a directory, not a sound file", file: path, parameter: "path",
+                              suggestion: "`audiograph batch GRAPH DIR` runs a graph on every sound file in a folder")
+        default:
+            let kind = [S_IFIFO: "a pipe", S_IFCHR: "a character device", S_IFBLK: "a block device", S_IFSOCK: "a socket"][info.st_mode & S_IFMT] ?? "not a regular file"
+            throw EngineError(.audioFile, "is \(kind), not a sound file it can seek in", file: path, parameter: "path",
+                              suggestion: "save the audio to a file first, or push it in through audiograph serve or a stream-source")
+        }
+    }
+
     /// Whether `path` is read by the WAV reader rather than libsndfile: named as a WAV and
     /// starting like one (an MP3 or FLAC renamed `.wav` goes to libsndfile, which knows it by
     /// its content; a file too short to tell goes to the WAV reader, which says why).
@@ -66,11 +87,7 @@ package final class FileSource: AudioNode {
 
     package func open() throws(EngineError) {
         guard reader == nil && decoder == nil else { return }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw EngineError(.audioFile, "is a directory, not a sound file", file: path, parameter: "path",
-                              suggestion: "`audiograph batch GRAPH DIR` runs a graph on every sound file in a folder")
-        }
+        try Self.checkIsRegularFile(path)
         if !Self.isWAV(path) && Self.isNamedWAV(path) {
             // Named .wav without a RIFF header: libsndfile may know it by its content (an MP3
             // renamed); if it does not, the WAV reader's complaint is the one to show.
