@@ -70,6 +70,12 @@ import Testing
             let r = try CLI.run(["run", "Graphs/gain.json", "--source", source, "--set", "out.path=\(dir.path)/o.wav"])
             #expect(r.status == 1 && r.stderrLines.count == 1 && r.stderr.contains(kind) && r.stderr.contains(source), "\(r.stderr)")
         }
+        // A pipe as the WAV sink is refused too (its open waited for a reader for ever);
+        // /dev/null still takes a run's output.
+        let sinkPipe = try CLI.run(["run", "Graphs/gain.json", "--source", whole.path, "--set", "out.path=\(pipe.path)"])
+        #expect(sinkPipe.status != 0 && sinkPipe.stderrLines.count == 1 && sinkPipe.stderr.contains("is a pipe"), "\(sinkPipe.stderr)")
+        let toNull = try CLI.run(["run", "Graphs/gain.json", "--source", whole.path, "--set", "out.path=/dev/null"])
+        #expect(toNull.status == 0, "\(toNull.stderr)")
         // In a batch folder: the pipe is one failed input, a folder named like a sound file is
         // searched, and the rest are transcribed.
         let batchIn = dir.appendingPathComponent("batch-in"), batchOut = dir.appendingPathComponent("batch-out")

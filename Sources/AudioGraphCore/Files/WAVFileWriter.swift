@@ -24,6 +24,12 @@ final class WAVFileWriter {
         self.path = path
         self.format = format
         self.sampleFormat = sampleFormat
+        // A pipe's open waits for a reader for ever, and its header could not be finished.
+        var info = stat()
+        if stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO {
+            throw EngineError(.io, "is a pipe: a WAV file's header is finished last, so it needs a file it can seek in", file: path,
+                              parameter: "path", suggestion: "write to a file and read it when the run ends")
+        }
         fd = Foundation.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw EngineError(.io, "cannot create: \(String(cString: strerror(errno)))", file: path, parameter: "path")
