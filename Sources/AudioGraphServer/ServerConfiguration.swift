@@ -23,6 +23,9 @@ public struct ServerConfiguration: Sendable {
     public var decoders: Int?
     /// Sessions in flight at once, over all protocols; beyond it a new one is refused "busy".
     public var maxSessions = 16
+    /// Client connections open at once (Wyoming and WebSocket, with a session or idle); beyond
+    /// it a new one is answered "busy" and closed. Plain HTTP requests are not counted.
+    public var maxConnections = 128
     /// Longest session, in seconds of audio: heard (recognition) or spoken (speech output).
     public var maxSessionSeconds = 300.0
     /// A connection that sends nothing for this long is closed (seconds).

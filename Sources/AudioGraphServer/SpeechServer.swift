@@ -18,6 +18,8 @@ public final class SpeechServer: @unchecked Sendable {
     let configuration: ServerConfiguration
     let catalog: ServerGraphs
     let limiter: SessionLimiter
+    /// Client connections open at once.
+    let connections: ConnectionLimiter
     /// The counters `/metrics` shows.
     public let metrics = ServerMetrics()
     private let readyFlag = Atomic<Bool>(false)
@@ -32,6 +34,7 @@ public final class SpeechServer: @unchecked Sendable {
         self.configuration = configuration
         catalog = try ServerGraphs(folder: configuration.graphs, settings: configuration.settings)
         limiter = SessionLimiter(limit: configuration.maxSessions)
+        connections = ConnectionLimiter(limit: configuration.maxConnections)
         self.log = log
         for s in catalog.skipped { log("serve: graph left out: \(s)") }
         // A session process that dies leaves a broken pipe: an error where it is written, not a signal.

@@ -33,6 +33,10 @@ enum ServeCommand: Command {
                                   ID KEY [MAX-SESSIONS]; clients send ?app=ID&key=KEY.
           --max-sessions N        Sessions at once, over all protocols (default 16); beyond,
                                   a new one is refused at once with "busy".
+          --max-connections N     Client connections open at once, Wyoming and WebSocket,
+                                  idle or not (default the larger of 128 and twice
+                                  --max-sessions); beyond, a new one is answered
+                                  "busy" and closed.
           --decoders N            Decoders running at once over all sessions (default: one
                                   per core; 0: no limit). The rest wait their turn: many
                                   decoders interleaved by the kernel share the caches badly.
@@ -66,6 +70,13 @@ enum ServeCommand: Command {
         if let w = try args.options("--wyoming").last { config.wyoming = w == "none" ? nil : w }
         if let h = try args.options("--http").last { config.http = h == "none" ? nil : h }
         if let n = try number("--max-sessions", 1...10_000) { config.maxSessions = Int(n) }
+        config.maxConnections = max(config.maxConnections, 2 * config.maxSessions)
+        if let n = try number("--max-connections", 1...10_000) {
+            guard Int(n) >= config.maxSessions else {
+                throw UsageError("--max-connections \(Int(n)): below --max-sessions \(config.maxSessions) (each session needs a connection)")
+            }
+            config.maxConnections = Int(n)
+        }
         if let n = try number("--decoders", 0...1024) { config.decoders = Int(n) }
         if let s = try number("--max-session-seconds", 1...86_400) { config.maxSessionSeconds = s }
         if let s = try number("--idle-timeout", 1...86_400) { config.idleSeconds = s }

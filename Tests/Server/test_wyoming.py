@@ -289,6 +289,66 @@ def test_a_long_text_is_spoken_a_sentence_at_a_time(server):
     assert order == ["long: first chunk", "short: done", "long: done"], order
 
 
+def test_idle_connections_leave_health_checks_served(server):
+    """Open connections each hold a thread: before, 32 idle WebSockets (32 open pages) took
+    every HTTP worker, and /healthz and new clients had no answer with no session running."""
+    import urllib.request
+    import websockets
+
+    async def go():
+        idle = [await websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph") for _ in range(40)]
+        try:
+            return await asyncio.to_thread(
+                lambda: urllib.request.urlopen(f"http://127.0.0.1:{server.http_port}/healthz", timeout=10).status)
+        finally:
+            for ws in idle:
+                await ws.close()
+    assert run(go()) == 200
+
+
+def test_connections_past_the_limit_are_refused_at_once(speech):
+    """--max-connections 4: three idle WebSockets and one idle Wyoming client take every place;
+    a fifth connection, of either kind, is answered busy and closed; health is answered
+    throughout; a place given back is taken again."""
+    import urllib.request
+    import websockets
+    s = Server("--max-sessions", "2", "--max-connections", "4")
+    try:
+        async def go():
+            url = f"ws://127.0.0.1:{s.http_port}/audiograph"
+            idle = [await websockets.connect(url) for _ in range(3)]
+            held = AsyncTcpClient("127.0.0.1", s.wyoming_port)
+            await held.connect()
+            await held.write_event(Ping().event())
+            assert Pong.is_type((await held.read_event()).type)
+            health = await asyncio.to_thread(lambda: urllib.request.urlopen(f"http://127.0.0.1:{s.http_port}/healthz", timeout=10).status)
+            async with websockets.connect(url) as fifth:
+                refused = json.loads(await fifth.recv())
+                with pytest.raises(websockets.exceptions.ConnectionClosed) as closed:
+                    await fifth.recv()
+            async with AsyncTcpClient("127.0.0.1", s.wyoming_port) as c:
+                wyoming_refused = await c.read_event()
+            await idle[0].close()
+            await asyncio.sleep(0.5)
+            async with websockets.connect(url) as again:
+                await again.send(json.dumps({"type": "speak", "text": "ok"}))
+                answer = json.loads(await again.recv())
+            for ws in idle[1:]:
+                await ws.close()
+            await held.disconnect()
+            return health, refused, closed.value.rcvd.code, wyoming_refused, answer
+        health, refused, code, wyoming_refused, answer = run(go())
+        assert health == 200
+        assert refused["type"] == "error" and refused["code"] == "busy" and "--max-connections" in refused["message"], refused
+        assert code == 1013
+        assert wyoming_refused.type == "error" and wyoming_refused.data["code"] == "busy", wyoming_refused
+        assert answer["type"] == "speak-start", answer
+    finally:
+        s.stop()
+    assert "max-connections 1: below --max-sessions" in subprocess.run(
+        [BINARY, "serve", "--max-sessions", "2", "--max-connections", "1"], capture_output=True, text=True).stderr
+
+
 def test_busy_is_refused_at_once(speech):
     s = Server("--max-sessions", "1", "--http", "none")
     try:

@@ -26,8 +26,10 @@ final class HTTPServer: @unchecked Sendable {
         }
         let host = String(address[..<colon])
         mg_init_library(0)
-        // A worker per connection: every session, plus room for health checks and refusals.
-        let threads = server.configuration.maxSessions + 16
+        // A worker per connection: every connection the limit allows (WebSocket ones hold
+        // theirs for their life), plus workers that only plain requests (health checks,
+        // metrics, the page) and refusals ever find free.
+        let threads = server.configuration.maxConnections + 16
         let options = [
             "listening_ports", "\(host.isEmpty ? "127.0.0.1" : host):\(port)",
             "num_threads", "\(threads)",

@@ -43,10 +43,19 @@ final class WebSocketConnection: @unchecked Sendable {
         peer = info.map { withUnsafeBytes(of: $0.pointee.remote_addr) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) } } ?? "?"
     }
 
-    /// The handshake is done: check the app key, then serve.
+    /// Whether it holds one of the server's connection places (given back when it closes).
+    private var counted = false
+
+    /// The handshake is done: take a connection place, check the app key, then serve.
     func opened() {
         let wire: ServerMetrics.Wire = route.kind == .vosk ? .vosk : .audiograph
         server.metrics.opened(wire)
+        guard server.connections.admit() else {
+            server.metrics.refused(wire, "connections")
+            refuse(code: "busy", message: server.connections.refusal, closeCode: 1013)  // try again later
+            return
+        }
+        counted = true
         if let keys = server.configuration.keys {
             let query = Self.query(mg_get_request_info(connection)?.pointee.query_string.map { String(cString: $0) } ?? "")
             var id = query["app"], key = query["key"]
@@ -67,11 +76,11 @@ final class WebSocketConnection: @unchecked Sendable {
     }
 
     /// Sends an error (in the protocol's shape) and closes.
-    func refuse(code: String, message: String) {
+    func refuse(code: String, message: String, closeCode: UInt16 = 1008) {
         let text = route.kind == .vosk ? JSON.text(["error": message, "code": code])
             : JSON.text(["type": "error", "code": code, "message": message])
         send(text: text)
-        close(code: 1008)
+        close(code: closeCode)
     }
 
     /// A frame arrived; false closes the connection.
@@ -117,6 +126,10 @@ final class WebSocketConnection: @unchecked Sendable {
     /// civetweb closed the connection (the client left, a timeout, or we asked).
     func closed() {
         open.withLock { $0 = false }
+        if counted {
+            counted = false
+            server.connections.release()
+        }
         handler?.closed()
         handler = nil
     }

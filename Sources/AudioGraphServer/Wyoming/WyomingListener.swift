@@ -84,7 +84,14 @@ final class WyomingListener: @unchecked Sendable {
                 if !isUnix { NoDelay.set(on: c) }
                 let peer = isUnix ? "unix" : Self.describe(addr)
                 let channel = ByteChannel(input: c, output: c, peer: peer, isSocket: true, sendTimeout: 10)
-                Thread.detachNewThread {
+                guard server.connections.admit() else {
+                    server.metrics.refused(.wyoming, "connections")
+                    channel.write(WyomingEvent("error", ["text": server.connections.refusal, "code": "busy"]).encoded())
+                    channel.close()
+                    continue
+                }
+                Thread.detachNewThread { [server] in
+                    defer { server.connections.release() }
                     let connection = WyomingConnection(server: server, channel: channel)
                     withExtendedLifetime(connection) { connection.run() }  // its session's events hold it weakly
                 }
