@@ -123,6 +123,34 @@ def test_a_long_speech_stops_at_the_session_limit(server):
     assert texts[1]["cancelled"] is True
 
 
+def test_vosk_bad_config_fields_are_errors_naming_the_field(server, speech):
+    """A config field of the wrong type was ignored without a word (a sample_rate of "x" left
+    16000, a phrase_list string no phrases); each is now a bad-config error naming it, and
+    the connection goes on. A phrase repeated 100,000 times is one phrase."""
+    bad = [({"sample_rate": "x"}, "sample_rate"), ({"sample_rate": 0}, "sample_rate"), ({"words": "yes"}, "words"),
+           ({"max_alternatives": -1}, "max_alternatives"), ({"max_alternatives": 1.5}, "max_alternatives"),
+           ({"phrase_list": "go home"}, "phrase_list"), ({"phrase_list": ["go", 2]}, "phrase_list")]
+    path = speech("go home")
+
+    async def go():
+        async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/", max_size=None) as ws:
+            answers = []
+            for config, _ in bad:
+                await ws.send(json.dumps({"config": config}))
+                answers.append(json.loads(await ws.recv()))
+            await ws.send(json.dumps({"config": {"sample_rate": 16000, "phrase_list": ["go home"] * 100000 + ["stop"]}}))
+            for data in frames(path, 8000):
+                await ws.send(data)
+                await ws.recv()
+            await ws.send('{"eof": 1}')
+            finals = [json.loads(m) async for m in ws]
+            return answers, finals
+    answers, finals = run(go())
+    for (config, field), answer in zip(bad, answers):
+        assert answer["code"] == "bad-config" and field in answer["error"], (config, answer)
+    assert [f["text"] for f in finals if "text" in f] == ["go home"], finals
+
+
 def test_audiograph_protocol_session_and_speech(server, speech):
     path = speech("find japanese restaurants nearby", rate=44100)
 

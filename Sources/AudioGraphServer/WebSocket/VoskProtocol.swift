@@ -30,13 +30,7 @@ final class VoskProtocol: SocketProtocol, @unchecked Sendable {
         }
         if let config = object["config"] {
             guard let c = config as? [String: Any] else { return socket.send(text: JSON.text(["error": "config: expected an object", "code": "bad-config"])) }
-            if let r = (c["sample_rate"] as? NSNumber)?.doubleValue {
-                guard (8000...192_000).contains(r) else { return socket.send(text: JSON.text(["error": "config: sample_rate \(r) out of range (8000-192000)", "code": "bad-config"])) }
-                rate = Int(r)
-            }
-            if let w = c["words"] as? NSNumber { words = w.boolValue }
-            if let a = (c["max_alternatives"] as? NSNumber)?.intValue { alternatives = max(0, min(10, a)) }
-            if let p = c["phrase_list"] as? [Any] { phrases = p.compactMap { $0 as? String }.filter { $0 != "[unk]" && !$0.isEmpty } }
+            if let problem = configure(c) { return socket.send(text: JSON.text(["error": "config: " + problem, "code": "bad-config"])) }
             return true  // vosk-server does not answer a config
         }
         if object["eof"] != nil {
@@ -49,6 +43,33 @@ final class VoskProtocol: SocketProtocol, @unchecked Sendable {
             return true
         }
         return socket.send(text: JSON.text(["error": "unknown message: expected config, eof or reset", "code": "bad-message"]))
+    }
+
+    /// Takes a config's fields, each checked (vosk-server's own fields and types); what is
+    /// wrong with the first bad one, else nil. A bad field changes nothing.
+    private func configure(_ c: [String: Any]) -> String? {
+        var rate = self.rate, words = self.words, alternatives = self.alternatives, phrases = self.phrases
+        if let v = c["sample_rate"] {
+            guard let r = JSONField.number(v)?.doubleValue else { return "sample_rate: expected a number of Hz" }
+            guard (8000...192_000).contains(r) else { return "sample_rate \(r) out of range (8000-192000)" }
+            rate = Int(r)
+        }
+        if let v = c["words"] {
+            guard let w = JSONField.boolean(v) ?? JSONField.number(v).map({ $0.doubleValue != 0 }) else { return "words: expected true or false" }
+            words = w
+        }
+        if let v = c["max_alternatives"] {
+            guard let a = JSONField.number(v)?.doubleValue, a >= 0, a == a.rounded() else { return "max_alternatives: expected a whole number from 0" }
+            alternatives = Int(min(10, a))  // more than the recognizer's 10 gives 10
+        }
+        if let v = c["phrase_list"] {
+            guard let list = v as? [Any], let texts = list as? [String] else { return "phrase_list: expected a list of strings" }
+            // Each phrase once, in order: a repeated one adds nothing to the grammar.
+            var seen = Set<String>()
+            phrases = texts.filter { $0 != "[unk]" && !$0.isEmpty && seen.insert($0).inserted }
+        }
+        (self.rate, self.words, self.alternatives, self.phrases) = (rate, words, alternatives, phrases)
+        return nil
     }
 
     func binary(_ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -73,7 +94,9 @@ final class VoskProtocol: SocketProtocol, @unchecked Sendable {
             case .success(let s): session = s
             case .failure(let f):
                 socket.send(text: JSON.text(["error": f.message, "code": f.code]))
-                socket.close(code: 1013)
+                // "Try again later" for a full or draining server; the session's own fault
+                // (a phrase list too large to search) is not a matter of waiting.
+                socket.close(code: ["busy", "app-busy", "draining"].contains(f.code) ? 1013 : 1008)
                 return false
             }
         }
