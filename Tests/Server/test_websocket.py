@@ -309,8 +309,20 @@ def test_bad_requests_are_errors_and_the_connection_stays(server):
             out.append(json.loads(await ws.recv()))
             await ws.send('{"type": "speak", "text": "still here"}')
             out.append(json.loads(await ws.recv()))
-        return out
-    out = run(go())
+            # speak's options: before, a wrong type or range was the default without a word
+            speak_faults = []
+            for m in ['{"type": "speak", "text": "hi", "rate": "fast"}', '{"type": "speak", "text": "hi", "rate": 100}',
+                      '{"type": "speak", "text": "hi", "voice": 5}']:
+                await ws.send(m)
+                while True:  # past "still here"'s frames and its speak-end
+                    reply = await ws.recv()
+                    if isinstance(reply, str) and json.loads(reply)["type"] != "speak-end":
+                        break
+                speak_faults.append(json.loads(reply))
+        return out, speak_faults
+    out, speak_faults = run(go())
+    assert [(m["code"], m["message"].split(":")[0]) for m in speak_faults] == [("bad-request", "speak")] * 3, speak_faults
+    assert "rate" in speak_faults[0]["message"] and "rate" in speak_faults[1]["message"] and "voice" in speak_faults[2]["message"]
     codes = [m.get("code") for m in out]
     assert codes[:20] == ["bad-json", "bad-message", "bad-message", "state", "bad-request", "bad-request",
                           "bad-request", "session", "bad-request", "voice", "bad-request", "bad-request",

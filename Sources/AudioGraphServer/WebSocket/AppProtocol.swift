@@ -144,7 +144,11 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
 
     private func speak(_ m: [String: Any]) -> Bool {
         guard let text = m["text"] as? String else { return fault("bad-request", "speak: needs \"text\"") }
+        if m["voice"] != nil && !(m["voice"] is String) { return fault("bad-request", "speak: voice must be a name") }
         let voice = m["voice"] as? String ?? "rms"
+        if m["rate"] != nil && !(JSONField.number(m["rate"]).map { (0.25...4).contains($0.doubleValue) } ?? false) {
+            return fault("bad-request", "speak: rate is 0.25 to 4 (1: the voice's own pace)")
+        }
         let rate = JSONField.number(m["rate"])?.doubleValue ?? 1
         if let refusal = socket.server.limiter.admit(app: socket.app, appLimit: socket.appLimit) {
             socket.server.metrics.refused(socket.wire, refusal.rawValue)
