@@ -58,9 +58,16 @@ enum FuzzTargets {
             parser.feed(bytes[cut...])
             while parser.next() != nil {}
         case "socket":
-            // A WebSocket text message as both protocols read it, an app-keys file, a query string.
+            // A WebSocket text message as both protocols read it (audiograph's start, vosk's
+            // config), an app-keys file, a query string.
             let text = String(decoding: bytes, as: UTF8.self)
-            if let m = JSON.object(text) { _ = AppProtocol.startRequest(m) }
+            if let m = JSON.object(text) {
+                _ = AppProtocol.startRequest(m)
+                var config = VoskConfig()
+                if let c = m["config"] as? [String: Any] ?? Optional(m), config.apply(c) != nil, config != VoskConfig() {
+                    fatalError("a refused vosk config changed the config")
+                }
+            }
             _ = try? AppKeys(text: text)
             _ = WebSocketConnection.query(text)
         case "jsgf":

@@ -10,10 +10,7 @@ import Synchronization
 /// and `{"eof": 1}` (the final result, then the server closes).
 final class VoskProtocol: SocketProtocol, @unchecked Sendable {
     private unowned let socket: WebSocketConnection
-    private var rate = 16000
-    private var words = false
-    private var alternatives = 0
-    private var phrases: [String]?
+    private var config = VoskConfig()
     private var session: StreamingRecognition?
     private let graph = "dictation"
     private let heard = Mutex(Heard())
@@ -28,9 +25,9 @@ final class VoskProtocol: SocketProtocol, @unchecked Sendable {
         guard let object = JSON.object(message) else {
             return socket.send(text: JSON.text(["error": "not a JSON object", "code": "bad-json"]))
         }
-        if let config = object["config"] {
-            guard let c = config as? [String: Any] else { return socket.send(text: JSON.text(["error": "config: expected an object", "code": "bad-config"])) }
-            if let problem = configure(c) { return socket.send(text: JSON.text(["error": "config: " + problem, "code": "bad-config"])) }
+        if let given = object["config"] {
+            guard let c = given as? [String: Any] else { return socket.send(text: JSON.text(["error": "config: expected an object", "code": "bad-config"])) }
+            if let problem = self.config.apply(c) { return socket.send(text: JSON.text(["error": "config: " + problem, "code": "bad-config"])) }
             return true  // vosk-server does not answer a config
         }
         if object["eof"] != nil {
@@ -45,39 +42,12 @@ final class VoskProtocol: SocketProtocol, @unchecked Sendable {
         return socket.send(text: JSON.text(["error": "unknown message: expected config, eof or reset", "code": "bad-message"]))
     }
 
-    /// Takes a config's fields, each checked (vosk-server's own fields and types); what is
-    /// wrong with the first bad one, else nil. A bad field changes nothing.
-    private func configure(_ c: [String: Any]) -> String? {
-        var rate = self.rate, words = self.words, alternatives = self.alternatives, phrases = self.phrases
-        if let v = c["sample_rate"] {
-            guard let r = JSONField.number(v)?.doubleValue else { return "sample_rate: expected a number of Hz" }
-            guard (8000...192_000).contains(r) else { return "sample_rate \(r) out of range (8000-192000)" }
-            rate = Int(r)
-        }
-        if let v = c["words"] {
-            guard let w = JSONField.boolean(v) ?? JSONField.number(v).map({ $0.doubleValue != 0 }) else { return "words: expected true or false" }
-            words = w
-        }
-        if let v = c["max_alternatives"] {
-            guard let a = JSONField.number(v)?.doubleValue, a >= 0, a == a.rounded() else { return "max_alternatives: expected a whole number from 0" }
-            alternatives = Int(min(10, a))  // more than the recognizer's 10 gives 10
-        }
-        if let v = c["phrase_list"] {
-            guard let list = v as? [Any], let texts = list as? [String] else { return "phrase_list: expected a list of strings" }
-            // Each phrase once, in order: a repeated one adds nothing to the grammar.
-            var seen = Set<String>()
-            phrases = texts.filter { $0 != "[unk]" && !$0.isEmpty && seen.insert($0).inserted }
-        }
-        (self.rate, self.words, self.alternatives, self.phrases) = (rate, words, alternatives, phrases)
-        return nil
-    }
-
     func binary(_ bytes: UnsafeRawBufferPointer) -> Bool {
         if session == nil {
             var options = StreamingRecognition.Options(graph: graph)
             options.partials = 0.25
-            options.alternatives = alternatives > 0 ? alternatives : nil
-            if let phrases, !phrases.isEmpty {
+            options.alternatives = config.alternatives > 0 ? config.alternatives : nil
+            if let phrases = config.phrases, !phrases.isEmpty {
                 // Phrases of words of a-z and apostrophes, as a vocabulary takes them; a phrase
                 // with another word is left out (vosk-server leaves out what its model lacks).
                 // Their words the dictionary lacks are pronounced, as a vocabulary's are.
@@ -90,7 +60,7 @@ final class VoskProtocol: SocketProtocol, @unchecked Sendable {
                     options.vocabulary = rules
                 }
             }
-            switch socket.beginSession(options, rate: rate, channels: 1, width: 2, onEvent: { [weak self] e in self?.event(e) }) {
+            switch socket.beginSession(options, rate: config.rate, channels: 1, width: 2, onEvent: { [weak self] e in self?.event(e) }) {
             case .success(let s): session = s
             case .failure(let f):
                 socket.send(text: JSON.text(["error": f.message, "code": f.code]))
@@ -136,7 +106,7 @@ final class VoskProtocol: SocketProtocol, @unchecked Sendable {
             return h.finals
         }
         for f in finals { socket.send(text: f) }
-        if finals.isEmpty { socket.send(text: alternatives > 0 ? JSON.text(["alternatives": [["text": "", "confidence": 0]]]) : JSON.text(["text": ""])) }
+        if finals.isEmpty { socket.send(text: config.alternatives > 0 ? JSON.text(["alternatives": [["text": "", "confidence": 0]]]) : JSON.text(["text": ""])) }
     }
 
     /// The session's events (delivery thread): partials and finals in vosk's shape.
@@ -145,12 +115,12 @@ final class VoskProtocol: SocketProtocol, @unchecked Sendable {
         case .partial(_, _, let text): heard.withLock { $0.partial = text }
         case .final(_, let r):
             var out: [String: Any]
-            if alternatives > 0 {
+            if config.alternatives > 0 {
                 out = ["alternatives": ([(r.text, r.confidence)] + r.alternatives.dropFirst().map { ($0.text, Double($0.score)) })
-                    .prefix(alternatives).map { ["text": $0.0, "confidence": ($0.1 * 1000).rounded() / 1000] }]
+                    .prefix(config.alternatives).map { ["text": $0.0, "confidence": ($0.1 * 1000).rounded() / 1000] }]
             } else {
                 out = ["text": r.text]
-                if words {
+                if config.words {
                     out["result"] = r.words.map { ["word": $0.word, "start": ($0.start * 1000).rounded() / 1000,
                                                   "end": ($0.end * 1000).rounded() / 1000, "conf": ($0.confidence * 1000).rounded() / 1000] }
                 }
