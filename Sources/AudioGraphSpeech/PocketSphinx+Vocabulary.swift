@@ -64,7 +64,8 @@ extension PocketSphinxDecoder {
     /// them: the vocabulary's own model does, as when the words come from a file at the load.
     func addVocabulary(_ more: Vocabulary) throws(EngineError) {
         precondition(!inUtterance, "words are added between utterances")
-        prepareForSpeech()  // the preview search is cut from the language model as loaded
+        pendingPreview = nil  // a preview waiting to be built would only be dropped below
+        prepareForSpeech()  // the main search built and warmed up, if it waits for speech
         attachMainSearch()
         if let searchFailure { throw searchFailure }
         guard let searched = Self.languageModel(of: decoder).flatMap({ ngram_model_retain($0) }) else {
