@@ -56,7 +56,7 @@ public final class ServerMetrics: Sendable {
             let parts = kv.key.split(separator: "/", maxSplits: 1)
             return ("{protocol=\"\(parts[0])\",reason=\"\(parts[1])\"}", Double(kv.value))
         }
-        metric("audiograph_sessions_refused_total", "counter", "sessions refused, by reason (busy, key, draining, ...)", refused)
+        metric("audiograph_sessions_refused_total", "counter", "sessions and connections refused, by reason (busy, key, draining, connections, ...)", refused)
         metric("audiograph_errors_total", "counter", "sessions that ended with an error", perWire(c.errors))
         metric("audiograph_audio_seconds_total", "counter", "seconds of audio received", perWire(c.audioSeconds))
         let rtf = Wire.allCases.map { w -> (String, Double) in

@@ -49,13 +49,13 @@ final class WebSocketConnection: @unchecked Sendable {
     /// The handshake is done: take a connection place, check the app key, then serve.
     func opened() {
         let wire: ServerMetrics.Wire = route.kind == .vosk ? .vosk : .audiograph
-        server.metrics.opened(wire)
         guard server.connections.admit() else {
             server.metrics.refused(wire, "connections")
             refuse(code: "busy", message: server.connections.refusal, closeCode: 1013)  // try again later
             return
         }
         counted = true
+        server.metrics.opened(wire)
         if let keys = server.configuration.keys {
             let query = Self.query(mg_get_request_info(connection)?.pointee.query_string.map { String(cString: $0) } ?? "")
             var id = query["app"], key = query["key"]

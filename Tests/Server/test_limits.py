@@ -1,0 +1,172 @@
+"""What a client may send that is well formed but large, long or many: a vocabulary of
+hundreds of new words, a text of minutes of speech, connections held open. Each must leave
+the server serving everyone else (docs/reliability.md)."""
+import asyncio
+import json
+import random
+import subprocess
+import urllib.request
+import wave
+
+import pytest
+import websockets
+from wyoming.client import AsyncTcpClient
+from wyoming.ping import Ping, Pong
+from wyoming.tts import Synthesize
+
+from conftest import BINARY, Server
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, 60))
+
+
+def frames(path, size):
+    with wave.open(path) as w:
+        while data := w.readframes(size // 2):
+            yield data
+
+
+def test_a_large_vocabulary_is_heard_and_the_server_stays(server, speech):
+    """Two hundred words the dictionary lacks, as an app with a product catalogue sends them
+    (before, a hundred ended the server: PocketSphinx added them to its binary language model,
+    whose tables it then read past)."""
+    rng = random.Random(40)
+    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(5, 9))) for _ in range(200)]
+    path = speech("order shawarma")
+
+    async def go():
+        async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph") as ws:
+            await ws.send(json.dumps({"type": "start", "graph": "dictation", "vocabulary": words + ["shawarma"]}))
+            events = [json.loads(await ws.recv())]
+            for data in frames(path, 6400):
+                await ws.send(data)
+            await ws.send(json.dumps({"type": "stop"}))
+            while events[-1]["type"] != "end":
+                events.append(json.loads(await ws.recv()))
+            return events
+    events = run(go())
+    assert events[-1]["reason"] == "stopped", events
+    finals = [e["text"] for e in events if e["type"] == "final"]
+    assert len(finals) == 1 and finals[0].endswith("shawarma"), finals  # the model alone cannot spell it
+    with urllib.request.urlopen(f"http://127.0.0.1:{server.http_port}/healthz") as r:
+        assert r.status == 200
+
+
+def test_a_long_speech_stops_at_the_session_limit(server):
+    """`speak` with 20,000 sentences: spoken a sentence at a time, stopped at
+    --max-session-seconds of audio (300 s) with `too-long`, then `speak-end` (cancelled)."""
+    async def go():
+        async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph", max_size=None) as ws:
+            await ws.send(json.dumps({"type": "speak", "text": "Hello world. " * 20000}))
+            start, samples, texts = json.loads(await ws.recv()), 0, []
+            while not texts or texts[-1]["type"] != "speak-end":
+                m = await ws.recv()
+                if isinstance(m, bytes):
+                    samples += len(m) // 2
+                else:
+                    texts.append(json.loads(m))
+            return start, samples, texts
+    start, samples, texts = asyncio.run(asyncio.wait_for(go(), 120))
+    assert start["type"] == "speak-start"
+    assert samples == 300 * start["rate"], samples / start["rate"]
+    assert [t["type"] for t in texts] == ["error", "speak-end"] and texts[0]["code"] == "too-long", texts
+    assert texts[1]["cancelled"] is True
+
+
+def test_a_long_text_is_spoken_a_sentence_at_a_time(server):
+    """A text of 20,000 sentences (260 kB, under --max-message): before, flite was given it
+    whole, for minutes of one synthesis that held every other client's speech and grew the
+    server by gigabytes. Now it is spoken a sentence at a time, stops at --max-session-seconds
+    of audio (300 s) with a `too-long` error after its audio-stop, and another client's answer
+    comes in between."""
+    async def go():
+        order = []
+
+        async def long_one():
+            async with AsyncTcpClient("127.0.0.1", server.wyoming_port) as c:
+                await c.write_event(Synthesize(text="Hello world. " * 20000).event())
+                events, samples, rate = [], 0, None
+                while True:
+                    e = await c.read_event()
+                    if e.type == "audio-start":
+                        rate = e.data["rate"]
+                    elif e.type == "audio-chunk":
+                        samples += len(e.payload) // 2
+                        if samples == len(e.payload) // 2:
+                            order.append("long: first chunk")
+                    else:
+                        events.append(e)
+                    if e.type == "error":
+                        order.append("long: done")
+                        return events, samples, rate
+
+        task = asyncio.create_task(long_one())
+        while "long: first chunk" not in order:
+            await asyncio.sleep(0.01)
+        async with AsyncTcpClient("127.0.0.1", server.wyoming_port) as c:
+            await c.write_event(Synthesize(text="The kitchen light is on.").event())
+            while (await c.read_event()).type != "audio-stop":
+                pass
+            order.append("short: done")
+        return await task, order
+    (events, samples, rate), order = asyncio.run(asyncio.wait_for(go(), 120))
+    assert [e.type for e in events] == ["audio-stop", "error"] and events[1].data["code"] == "too-long", events
+    assert samples == 300 * rate, samples / rate
+    assert order == ["long: first chunk", "short: done", "long: done"], order
+
+
+def test_idle_connections_leave_health_checks_served(server):
+    """Open connections each hold a thread: before, 32 idle WebSockets (32 open pages) took
+    every HTTP worker, and /healthz and new clients had no answer with no session running."""
+
+    async def go():
+        idle = [await websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph") for _ in range(40)]
+        try:
+            return await asyncio.to_thread(
+                lambda: urllib.request.urlopen(f"http://127.0.0.1:{server.http_port}/healthz", timeout=10).status)
+        finally:
+            for ws in idle:
+                await ws.close()
+    assert run(go()) == 200
+
+
+def test_connections_past_the_limit_are_refused_at_once(speech):
+    """--max-connections 4: three idle WebSockets and one idle Wyoming client take every place;
+    a fifth connection, of either kind, is answered busy and closed; health is answered
+    throughout; a place given back is taken again."""
+    s = Server("--max-sessions", "2", "--max-connections", "4")
+    try:
+        async def go():
+            url = f"ws://127.0.0.1:{s.http_port}/audiograph"
+            idle = [await websockets.connect(url) for _ in range(3)]
+            held = AsyncTcpClient("127.0.0.1", s.wyoming_port)
+            await held.connect()
+            await held.write_event(Ping().event())
+            assert Pong.is_type((await held.read_event()).type)
+            health = await asyncio.to_thread(lambda: urllib.request.urlopen(f"http://127.0.0.1:{s.http_port}/healthz", timeout=10).status)
+            async with websockets.connect(url) as fifth:
+                refused = json.loads(await fifth.recv())
+                with pytest.raises(websockets.exceptions.ConnectionClosed) as closed:
+                    await fifth.recv()
+            async with AsyncTcpClient("127.0.0.1", s.wyoming_port) as c:
+                wyoming_refused = await c.read_event()
+            await idle[0].close()
+            await asyncio.sleep(0.5)
+            async with websockets.connect(url) as again:
+                await again.send(json.dumps({"type": "speak", "text": "ok"}))
+                answer = json.loads(await again.recv())
+            for ws in idle[1:]:
+                await ws.close()
+            await held.disconnect()
+            return health, refused, closed.value.rcvd.code, wyoming_refused, answer
+        health, refused, code, wyoming_refused, answer = run(go())
+        assert health == 200
+        assert refused["type"] == "error" and refused["code"] == "busy" and "--max-connections" in refused["message"], refused
+        assert code == 1013
+        assert wyoming_refused.type == "error" and wyoming_refused.data["code"] == "busy", wyoming_refused
+        assert answer["type"] == "speak-start", answer
+    finally:
+        s.stop()
+    assert "max-connections 1: below --max-sessions" in subprocess.run(
+        [BINARY, "serve", "--max-sessions", "2", "--max-connections", "1"], capture_output=True, text=True).stderr
