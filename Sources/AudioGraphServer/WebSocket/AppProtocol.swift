@@ -162,25 +162,17 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
         }
         speechCancelled.withLock { $0 = false }
         socket.send(text: JSON.text(["type": "speak-start", "id": id, "text": text, "rate": sampleRate, "channels": 1, "format": "s16le"]))
-        let most = Int(socket.server.configuration.maxSessionSeconds * Double(sampleRate))
-        var at = 0
-        var cancelled = false, tooLong = false, lost = false
+        var cancelled = false, lost = false
         // Each sentence as soon as it is made, in 0.1 s frames; a `cancel-speech` sent
         // meanwhile is read by the next message only, so speech goes out whole unless the
-        // connection carries the cancel first. Speech longer than `--max-session-seconds`
-        // stops there.
-        _ = Vocalizer.speak(text, voice: voice, rate: rate) { samples in
-            var i = 0
-            while i < samples.count {
-                if speechCancelled.withLock({ $0 }) { cancelled = true; return false }
-                guard at < most else { tooLong = true; return false }
-                let n = min(sampleRate / 10, samples.count - i, most - at)
-                guard socket.send(binary: PCM16.data(samples[i..<(i + n)])) else { lost = true; return false }
-                i += n
-                at += n
-            }
+        // connection carries the cancel first.
+        let (_, end) = SpokenFrames.speak(text, voice: voice, rate: rate, sampleRate: sampleRate, frame: sampleRate / 10,
+                                          seconds: socket.server.configuration.maxSessionSeconds) { frame, _ in
+            if speechCancelled.withLock({ $0 }) { cancelled = true; return false }
+            guard socket.send(binary: PCM16.data(frame)) else { lost = true; return false }
             return true
         }
+        let tooLong = end == .tooLong
         if lost { return false }
         if tooLong { _ = fault("too-long", "speak: speech longer than \(Int(socket.server.configuration.maxSessionSeconds)) s of audio: stopped there") }
         socket.send(text: JSON.text(["type": "speak-end", "id": id, "cancelled": cancelled || tooLong]))

@@ -249,21 +249,12 @@ final class WyomingConnection: @unchecked Sendable {
         }
         let format: [String: Any] = ["rate": rate, "width": 2, "channels": 1]
         send(WyomingEvent("audio-start", format.merging(["timestamp": 0]) { a, _ in a }))
-        let most = Int(server.configuration.maxSessionSeconds * Double(rate))
-        var at = 0, tooLong = false
-        _ = Vocalizer.speak(text, voice: voice) { samples in
-            var i = 0
-            while i < samples.count {
-                guard at < most else { tooLong = true; return false }
-                let n = min(1024, samples.count - i, most - at)
-                send(WyomingEvent("audio-chunk", format.merging(["timestamp": at * 1000 / rate]) { a, _ in a },
-                                  payload: PCM16.data(samples[i..<(i + n)])))
-                i += n
-                at += n
-            }
+        let (samples, end) = SpokenFrames.speak(text, voice: voice, sampleRate: rate, frame: 1024,
+                                                seconds: server.configuration.maxSessionSeconds) { frame, at in
+            send(WyomingEvent("audio-chunk", format.merging(["timestamp": at * 1000 / rate]) { a, _ in a }, payload: PCM16.data(frame)))
             return !channel.failed
         }
-        send(WyomingEvent("audio-stop", ["timestamp": at * 1000 / rate]))
-        if tooLong { fault("synthesize: speech longer than \(Int(server.configuration.maxSessionSeconds)) s of audio: stopped there", "too-long") }
+        send(WyomingEvent("audio-stop", ["timestamp": samples * 1000 / rate]))
+        if end == .tooLong { fault("synthesize: speech longer than \(Int(server.configuration.maxSessionSeconds)) s of audio: stopped there", "too-long") }
     }
 }
