@@ -3,6 +3,7 @@
 The server is the real binary (AUDIOGRAPH, default .build/debug/audiograph) on free ports;
 its stderr is kept so a test can read the log lines.
 """
+import asyncio
 import os
 import re
 import shutil
@@ -10,6 +11,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import wave
 
 import pytest
 
@@ -66,6 +68,18 @@ class Server:
         os.unlink(self.log.name)
         assert not crashed and self.proc.returncode not in CRASHES, \
             f"audiograph serve crashed ({signal.Signals(-self.proc.returncode).name}); its log:\n{text[-20000:]}"
+
+
+def run(coro, timeout=60):
+    """Runs a test's client coroutine, failing it past `timeout` seconds (a server that never answers)."""
+    return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+def frames(path, size):
+    """A WAV file's PCM in messages of `size` bytes, as a client streams it."""
+    with wave.open(path) as w:
+        while data := w.readframes(size // 2):
+            yield data
 
 
 @pytest.fixture(scope="session")

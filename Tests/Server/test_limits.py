@@ -6,7 +6,6 @@ import json
 import random
 import subprocess
 import urllib.request
-import wave
 
 import pytest
 import websockets
@@ -14,17 +13,7 @@ from wyoming.client import AsyncTcpClient
 from wyoming.ping import Ping, Pong
 from wyoming.tts import Synthesize
 
-from conftest import BINARY, Server
-
-
-def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 60))
-
-
-def frames(path, size):
-    with wave.open(path) as w:
-        while data := w.readframes(size // 2):
-            yield data
+from conftest import BINARY, Server, frames, run
 
 
 def test_a_large_vocabulary_is_heard_and_the_server_stays(server, speech):
@@ -67,7 +56,7 @@ def test_a_long_speech_stops_at_the_session_limit(server):
                 else:
                     texts.append(json.loads(m))
             return start, samples, texts
-    start, samples, texts = asyncio.run(asyncio.wait_for(go(), 120))
+    start, samples, texts = run(go(), 120)
     assert start["type"] == "speak-start"
     assert samples == 300 * start["rate"], samples / start["rate"]
     assert [t["type"] for t in texts] == ["error", "speak-end"] and texts[0]["code"] == "too-long", texts
@@ -110,7 +99,7 @@ def test_a_long_text_is_spoken_a_sentence_at_a_time(server):
                 pass
             order.append("short: done")
         return await task, order
-    (events, samples, rate), order = asyncio.run(asyncio.wait_for(go(), 120))
+    (events, samples, rate), order = run(go(), 120)
     assert [e.type for e in events] == ["audio-stop", "error"] and events[1].data["code"] == "too-long", events
     assert samples == 300 * rate, samples / rate
     assert order == ["long: first chunk", "short: done", "long: done"], order

@@ -13,17 +13,7 @@ import wave
 import pytest
 import websockets
 
-from conftest import Server
-
-
-def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 60))
-
-
-def frames(path, size):
-    with wave.open(path) as w:
-        while data := w.readframes(size // 2):
-            yield data
+from conftest import Server, frames, run
 
 
 async def vosk_client(url, path, config=None, chunk=8000):

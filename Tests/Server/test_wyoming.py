@@ -17,11 +17,7 @@ from wyoming.ping import Ping, Pong
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
 from wyoming.wake import Detect, Detection, NotDetected
 
-from conftest import BINARY, ROOT, Server
-
-
-def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 60))
+from conftest import BINARY, ROOT, Server, run
 
 
 async def send_audio(client, path, chunk=1024, stop=True):
