@@ -32,13 +32,15 @@ enum GraphLoading {
         if checkSources {
             for s in sources {
                 let (_, file) = GraphEdits.splitTarget(s, graph: graph)
-                var isDirectory: ObjCBool = false
-                if !FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) {
+                // Said here in the command line's words; what else a file source refuses
+                // (a pipe, a link loop) its node says.
+                switch PathKind(file) {
+                case .missing:
                     throw EngineError(.audioFile, "--source \(s): no such file")
-                }
-                if isDirectory.boolValue {
+                case .directory:
                     throw EngineError(.audioFile, "--source \(s): is a directory, not a sound file",
                                       suggestion: "`audiograph batch \(path) \(file)` runs the graph on every sound file in it")
+                default: break
                 }
             }
         }

@@ -66,7 +66,11 @@ import Testing
         // ever; read, one gave no audio and exit 0).
         let pipe = dir.appendingPathComponent("pipe.wav")
         #expect(mkfifo(pipe.path, 0o600) == 0)
-        for (source, kind) in [(pipe.path, "is a pipe"), ("/dev/zero", "is a character device")] {
+        // A link that leads back to itself: stat's own words, not "no such file".
+        let loop = dir.appendingPathComponent("loop.wav")
+        try FileManager.default.createSymbolicLink(atPath: loop.path, withDestinationPath: loop.path)
+        for (source, kind) in [(pipe.path, "is a pipe"), ("/dev/zero", "is a character device"),
+                               (loop.path, "cannot open: Too many levels of symbolic links")] {
             let r = try CLI.run(["run", "Graphs/gain.json", "--source", source, "--set", "out.path=\(dir.path)/o.wav"])
             #expect(r.status == 1 && r.stderrLines.count == 1 && r.stderr.contains(kind) && r.stderr.contains(source), "\(r.stderr)")
         }

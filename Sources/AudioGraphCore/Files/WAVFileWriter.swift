@@ -25,8 +25,7 @@ final class WAVFileWriter {
         self.format = format
         self.sampleFormat = sampleFormat
         // A pipe's open waits for a reader for ever, and its header could not be finished.
-        var info = stat()
-        if stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO {
+        if PathKind(path) == .pipe {
             throw EngineError(.io, "is a pipe: a WAV file's header is finished last, so it needs a file it can seek in", file: path,
                               parameter: "path", suggestion: "write to a file and read it when the run ends")
         }

@@ -52,21 +52,19 @@ package final class FileSource: AudioNode {
     /// pipe or device, which the readers cannot seek in (a pipe's open would wait for a writer
     /// for ever, and reading one gave no audio). A path that is not there is the readers' to name.
     static func checkIsRegularFile(_ path: String) throws(EngineError) {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            if errno == ENOENT { return }  // the readers say so, with the same words
-            throw EngineError(.audioFile, "cannot open: \(String(cString: strerror(errno)))", file: path, parameter: "path")
-        }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: return
-        case S_IFDIR:
+        let kind: String
+        switch PathKind(path) {
+        case .regular, .missing: return  // a missing file: the readers say so, with the same words
+        case .unreadable(let why):
+            throw EngineError(.audioFile, "cannot open: \(why)", file: path, parameter: "path")
+        case .directory:
             throw EngineError(.audioFile, "is a directory, not a sound file", file: path, parameter: "path",
                               suggestion: "`audiograph batch GRAPH DIR` runs a graph on every sound file in a folder")
-        default:
-            let kind = [S_IFIFO: "a pipe", S_IFCHR: "a character device", S_IFBLK: "a block device", S_IFSOCK: "a socket"][info.st_mode & S_IFMT] ?? "not a regular file"
-            throw EngineError(.audioFile, "is \(kind), not a sound file it can seek in", file: path, parameter: "path",
-                              suggestion: "save the audio to a file first, or push it in through audiograph serve or a stream-source")
+        case .pipe: kind = "a pipe"
+        case .special(let name): kind = name
         }
+        throw EngineError(.audioFile, "is \(kind), not a sound file it can seek in", file: path, parameter: "path",
+                          suggestion: "save the audio to a file first, or push it in through audiograph serve or a stream-source")
     }
 
     /// Whether `path` is read by the WAV reader rather than libsndfile: named as a WAV and

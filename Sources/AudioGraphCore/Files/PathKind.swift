@@ -1,0 +1,28 @@
+import Foundation
+
+/// What a path names, after its links: sound file readers and writers refuse what they cannot
+/// seek in (a pipe's open waits for the other end for ever; a device is no file).
+package enum PathKind: Equatable {
+    case missing, regular, directory, pipe
+    /// A device or socket, as named in an error ("a character device").
+    case special(String)
+    /// `stat` failed for another reason than a missing path (its words).
+    case unreadable(String)
+
+    package init(_ path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            self = errno == ENOENT ? .missing : .unreadable(String(cString: strerror(errno)))
+            return
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: self = .regular
+        case S_IFDIR: self = .directory
+        case S_IFIFO: self = .pipe
+        case S_IFCHR: self = .special("a character device")
+        case S_IFBLK: self = .special("a block device")
+        case S_IFSOCK: self = .special("a socket")
+        default: self = .special("not a regular file")
+        }
+    }
+}
