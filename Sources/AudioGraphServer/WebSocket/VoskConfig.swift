@@ -1,3 +1,4 @@
+import AudioGraph
 import Foundation
 
 /// A vosk-server client's `{"config": {...}}`: its fields checked as vosk-server's own names
@@ -9,7 +10,8 @@ struct VoskConfig: Equatable {
     var words = false
     /// N-best alternatives in finals (0: none; at most 10).
     var alternatives = 0
-    /// Phrases to recognise against, each once, or nil for the whole language model.
+    /// Phrases to recognise against (lowercase words of a-z and apostrophes, single spaces),
+    /// each once, or nil for the whole language model.
     var phrases: [String]?
 
     /// Takes `c`'s fields; what is wrong with the first bad one, else nil. A config with a bad
@@ -31,9 +33,14 @@ struct VoskConfig: Equatable {
         }
         if let v = c["phrase_list"] {
             guard let list = v as? [Any], let texts = list as? [String] else { return "phrase_list: expected a list of strings" }
-            // Each phrase once, in order: a repeated one adds nothing to the grammar.
+            // Phrases of words of a-z and apostrophes, as a vocabulary takes them; a phrase with
+            // another word is left out (vosk-server leaves out what its model lacks; "[unk]"
+            // among them). Each once, in order: a repeated one adds nothing to the grammar.
             var seen = Set<String>()
-            next.phrases = texts.filter { $0 != "[unk]" && !$0.isEmpty && seen.insert($0).inserted }
+            next.phrases = texts.compactMap { phrase -> String? in
+                let words = phrase.lowercased().split(separator: " ")
+                return words.isEmpty || !words.allSatisfy(VocabularyEntry.isSpelled) ? nil : words.joined(separator: " ")
+            }.filter { seen.insert($0).inserted }
         }
         self = next
         return nil

@@ -1,4 +1,3 @@
-import AudioGraph
 import AudioGraphCore
 import Foundation
 import Synchronization
@@ -48,17 +47,9 @@ final class VoskProtocol: SocketProtocol, @unchecked Sendable {
             options.partials = 0.25
             options.alternatives = config.alternatives > 0 ? config.alternatives : nil
             if let phrases = config.phrases, !phrases.isEmpty {
-                // Phrases of words of a-z and apostrophes, as a vocabulary takes them; a phrase
-                // with another word is left out (vosk-server leaves out what its model lacks).
                 // Their words the dictionary lacks are pronounced, as a vocabulary's are.
-                let rules = phrases.compactMap { phrase -> String? in
-                    let words = phrase.lowercased().split(separator: " ")
-                    return words.isEmpty || !words.allSatisfy(VocabularyEntry.isSpelled) ? nil : words.joined(separator: " ")
-                }
-                if !rules.isEmpty {
-                    options.grammar = "#JSGF V1.0;\ngrammar phrases;\npublic <phrase> = " + rules.joined(separator: " | ") + ";\n"
-                    options.vocabulary = rules
-                }
+                options.grammar = "#JSGF V1.0;\ngrammar phrases;\npublic <phrase> = " + phrases.joined(separator: " | ") + ";\n"
+                options.vocabulary = phrases
             }
             switch socket.beginSession(options, rate: config.rate, channels: 1, width: 2, onEvent: { [weak self] e in self?.event(e) }) {
             case .success(let s): session = s
