@@ -101,7 +101,7 @@ public final class RemoteRecognitionSession: Sendable {
                 throw RemoteError(code: "protocol", message: "the server did not start the session")
             }
         } catch {
-            l.close()
+            l.closeLater()
             throw error
         }
         link.withLock { $0 = l }

@@ -22,7 +22,8 @@ public final class RemoteVocalizer: Sendable {
 
     /// Speaks `text` with `voice` (flite's: rms, slt, awb, kal16, kal) at `rate` (1: the
     /// voice's pace) and returns the audio once it has all come (its end: SKVocalizer's
-    /// didFinishSpeaking). Throws a ``RemoteError`` (`voice`, `busy`, `connection-lost`, …).
+    /// didFinishSpeaking). Throws a ``RemoteError`` (`voice`, `busy`, `connection-lost`,
+    /// `timeout` when the server goes quiet for the endpoint's timeout, …).
     /// `onStart` hears the speech begin (with its sample rate: willBeginSpeaking) and
     /// `onAudio` gets its samples as they come, to play them at once.
     public func speak(_ text: String, voice: String = "rms", rate: Double = 1,
@@ -39,7 +40,9 @@ public final class RemoteVocalizer: Sendable {
             try await l.sendOpening(["type": "speak", "text": text, "voice": voice, "rate": rate])
             var speech = Speech(samples: [], sampleRate: 16000, cancelled: false)
             while true {
-                switch try await l.receive() {
+                // The server sends each sentence as it is made: a silence of `timeout` is a
+                // server that is gone without closing.
+                switch try await withTimeout(endpoint.timeout, { try await l.receive() }) {
                 case .json(let m):
                     switch m["type"] as? String {
                     case "speak-start":
@@ -60,8 +63,8 @@ public final class RemoteVocalizer: Sendable {
                 }
             }
         } catch {
-            if (error as? RemoteError)?.code == "connection-lost" {
-                link.withLock { $0 = nil }  // the next speak connects again
+            if let code = (error as? RemoteError)?.code, ["connection-lost", "timeout"].contains(code) {
+                link.withLock { $0?.closeLater(); $0 = nil }  // the next speak connects again
             }
             throw error
         }
@@ -75,6 +78,6 @@ public final class RemoteVocalizer: Sendable {
 
     /// Closes the connection.
     public func close() {
-        link.withLock { $0?.close(); $0 = nil }
+        link.withLock { $0?.closeLater(); $0 = nil }
     }
 }

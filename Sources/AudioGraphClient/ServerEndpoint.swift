@@ -10,7 +10,9 @@ public struct ServerEndpoint: Sendable {
     public var app: (id: String, key: String)?
     /// Seconds to wait for the connection (and for each answer that should come at once).
     public var timeout: Double
-    /// Connection attempts before a session start gives up (with backoff: 0.25 s, 0.5 s, 1 s…).
+    /// Connection attempts before a session start gives up while the server refuses (with
+    /// backoff: 0.25 s, 0.5 s, 1 s…); a server that takes the connection and does not answer
+    /// within `timeout` is not tried again.
     public var attempts: Int
 
     /// An endpoint; `app` when the server checks keys.

@@ -38,7 +38,9 @@ final class SocketLink: @unchecked Sendable {
         self.endpoint = endpoint
     }
 
-    /// Opens a link, trying `endpoint.attempts` times with backoff (0.25 s, 0.5 s, 1 s, …).
+    /// Opens a link, trying `endpoint.attempts` times with backoff (0.25 s, 0.5 s, 1 s, …)
+    /// while the server refuses; a server that does not answer in `endpoint.timeout` is not
+    /// tried again.
     static func open(_ endpoint: ServerEndpoint) async throws -> SocketLink {
         var delay = 0.25
         var last = RemoteError(code: "connection", message: "cannot connect to \(endpoint.url)")
@@ -49,6 +51,9 @@ final class SocketLink: @unchecked Sendable {
                 return link
             } catch let e as RemoteError {
                 last = e
+                // Trying again is for a server that refused (restarting); one that took the
+                // connection and did not answer in time has had its time.
+                if e.code == "timeout" { break }
                 if attempt < endpoint.attempts {
                     try await Task.sleep(for: .seconds(delay))
                     delay *= 2
@@ -72,14 +77,23 @@ final class SocketLink: @unchecked Sendable {
         let me = UInt(bitPattern: Unmanaged.passRetained(self).toOpaque())
         let timeout = endpoint.timeout
         // civetweb's connect blocks (handshake included): off the cooperative pool, bounded.
-        let made: Result<UInt, RemoteError> = try await withTimeout(timeout) {
+        // A connection made after the deadline is closed; one that failed gives back the retain.
+        let made: Result<UInt, RemoteError> = try await withTimeout(timeout, late: { late in
+            guard case .success(.success(let c)) = late else {
+                Unmanaged<SocketLink>.fromOpaque(UnsafeRawPointer(bitPattern: me)!).release()
+                return
+            }
+            let link = Unmanaged<SocketLink>.fromOpaque(UnsafeRawPointer(bitPattern: me)!).takeUnretainedValue()
+            link.connection = OpaquePointer(bitPattern: c)
+            link.closeLater()
+        }) {
             await withCheckedContinuation { c in
                 Thread.detachNewThread {
                     _ = SocketLink.libraryReady
                     var error = [CChar](repeating: 0, count: 256)
                     let conn = mg_connect_websocket_client(host, Int32(port), tls ? 1 : 0, &error, error.count, target, nil, { conn, flags, data, length, user in
                         let link = Unmanaged<SocketLink>.fromOpaque(user!).takeUnretainedValue()
-                        return link.frame(flags: flags, bytes: UnsafeRawBufferPointer(start: data, count: length)) ? 1 : 0
+                        return link.frame(conn, flags: flags, bytes: UnsafeRawBufferPointer(start: data, count: length)) ? 1 : 0
                     }, { _, user in
                         Unmanaged<SocketLink>.fromOpaque(user!).takeUnretainedValue().lost()
                     }, UnsafeMutableRawPointer(bitPattern: me))
@@ -117,11 +131,19 @@ final class SocketLink: @unchecked Sendable {
     }
 
     /// civetweb's frames (its client thread): put messages together, post them.
-    private func frame(flags: Int32, bytes: UnsafeRawBufferPointer) -> Bool {
+    private func frame(_ connection: OpaquePointer?, flags: Int32, bytes: UnsafeRawBufferPointer) -> Bool {
         let opcode = flags & 0xF
         switch opcode {
         case 0x8: return false
-        case 0x9, 0xA: return true
+        case 0x9:
+            // A ping is answered with its payload (RFC 6455 5.5.2); servers and proxies that
+            // ping close a connection that does not. (civetweb's own connection: a ping may
+            // come before the connect has returned it.)
+            if let connection {
+                _ = mg_websocket_client_write(connection, Int32(MG_WEBSOCKET_OPCODE_PONG), bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+            }
+            return true
+        case 0xA: return true
         case 0x1, 0x2:
             fragments.removeAll(keepingCapacity: true)
             fragmentOpcode = opcode
@@ -213,23 +235,15 @@ final class SocketLink: @unchecked Sendable {
         mg_close_connection(connection)
     }
 
+    /// ``close()`` on a thread of its own, for a caller that is giving up: a server that has
+    /// gone quiet would hold it for the close handshake's wait.
+    func closeLater() {
+        Thread.detachNewThread { self.close() }
+    }
+
     /// civetweb's library state, initialised once (with TLS for wss://).
     static let libraryReady: Bool = {
         mg_init_library(2)
         return true
     }()
-}
-
-/// Runs `body`, failing with `timeout` after `seconds`.
-func withTimeout<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            throw RemoteError(code: "timeout", message: "no answer from the server in \(seconds) s")
-        }
-        let first = try await group.next()!
-        group.cancelAll()
-        return first
-    }
 }

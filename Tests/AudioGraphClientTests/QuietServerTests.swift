@@ -1,0 +1,137 @@
+import AudioGraphClient
+import Foundation
+import Synchronization
+import Testing
+
+/// The Swift client against servers that take the connection and then say nothing: each call
+/// fails with `timeout` once the endpoint's timeout has passed, instead of waiting for ever.
+/// (Before, a silent listener held `start()` for civetweb's own minute, and a server that
+/// answered the handshake and nothing else held it until the server closed.)
+@Suite struct QuietServerTests {
+    /// A TCP listener on a free loopback port that accepts and reads, and answers nothing, or
+    /// only the WebSocket handshake's status line (civetweb's client checks the 101).
+    final class QuietServer: @unchecked Sendable {
+        let port: Int
+        private let listener: Int32
+        private final class Accepted: Sendable {
+            let fds = Mutex<[Int32]>([])
+            let pongs = Mutex<[String]>([])
+        }
+        private let accepted = Accepted()
+
+        init(handshake: Bool, ping: Bool = false) throws {
+            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            self.listener = listener
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { p in
+                    bind(listener, p, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, p, &length) == 0
+                }
+            }
+            guard bound else { throw RemoteError(code: "test", message: "cannot listen") }
+            port = Int(UInt16(bigEndian: address.sin_port))
+            let accepted = self.accepted
+            Thread.detachNewThread {
+                while true {
+                    let c = accept(listener, nil, nil)
+                    guard c >= 0 else { return }
+                    accepted.fds.withLock { $0.append(c) }
+                    guard handshake else { continue }
+                    var request = [UInt8](repeating: 0, count: 4096)
+                    _ = read(c, &request, request.count)
+                    let reply = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: x\r\n\r\n"
+                    _ = reply.withCString { write(c, $0, strlen($0)) }
+                    guard ping else { continue }
+                    let frame: [UInt8] = [0x89, 4] + Array("beat".utf8)
+                    _ = frame.withUnsafeBytes { write(c, $0.baseAddress, $0.count) }
+                    Self.readFrames(c) { opcode, payload in
+                        if opcode == 0xA { accepted.pongs.withLock { $0.append(String(decoding: payload, as: UTF8.self)) } }
+                    }
+                }
+            }
+        }
+
+        /// Reads a client's (masked) frames until the connection ends, handing each over.
+        static func readFrames(_ fd: Int32, _ each: (_ opcode: UInt8, _ payload: [UInt8]) -> Void) {
+            var buffer: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while case let n = read(fd, &chunk, chunk.count), n > 0 {
+                buffer += chunk[..<n]
+                while buffer.count >= 2 {
+                    var length = Int(buffer[1] & 0x7F), at = 2
+                    if length == 126, buffer.count >= 4 { length = Int(buffer[2]) << 8 | Int(buffer[3]); at = 4 }
+                    if length == 127 { return }  // not sent by these tests
+                    guard buffer.count >= at + 4 + length else { break }
+                    let mask = Array(buffer[at..<at + 4])
+                    let payload = (0..<length).map { buffer[at + 4 + $0] ^ mask[$0 % 4] }
+                    each(buffer[0] & 0x0F, payload)
+                    buffer.removeFirst(at + 4 + length)
+                }
+            }
+        }
+
+        /// Payloads of the pongs the client sent back (with `ping`, the server pings once
+        /// after the handshake and reads the client's frames).
+        var pongs: [String] { accepted.pongs.withLock { $0 } }
+
+        /// Connections accepted so far.
+        var connections: Int { accepted.fds.withLock { $0.count } }
+
+        func endpoint(timeout: Double) -> ServerEndpoint {
+            ServerEndpoint(url: URL(string: "ws://127.0.0.1:\(port)")!, timeout: timeout, attempts: 3)
+        }
+
+        deinit {
+            shutdown(listener, Int32(SHUT_RDWR))
+            close(listener)
+            accepted.fds.withLock { for c in $0 { close(c) } }
+        }
+    }
+
+    /// What `call` threw, or nil if it returned; waits at most `bound` seconds for it (far more
+    /// than the timeout under test: the fault was a wait of a minute, or for ever), so a
+    /// regression fails the test instead of hanging the suite.
+    static func failure(within bound: Double, _ call: @escaping @Sendable () async throws -> Void) async -> RemoteError? {
+        let outcome = Mutex<(done: Bool, error: RemoteError?)>((false, nil))
+        Task.detached {
+            do { try await call() } catch { outcome.withLock { $0.error = (error as? RemoteError) ?? RemoteError(code: "other", message: "\(error)") } }
+            outcome.withLock { $0.done = true }
+        }
+        let deadline = Date().addingTimeInterval(bound)
+        while Date() < deadline {
+            if let o = outcome.withLock({ $0.done ? $0 : nil }) { return o.error }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return RemoteError(code: "hang", message: "still waiting after \(bound) s")
+    }
+
+    static let timedOut = RemoteError(code: "timeout", message: "no answer from the server in 1.0 s")
+
+    @Test(arguments: [false, true]) func aSessionStartGivesUpAtTheTimeout(handshake: Bool) async throws {
+        let server = try QuietServer(handshake: handshake)
+        // Three attempts allowed, none repeated: a server that took the connection has had its time.
+        let endpoint = server.endpoint(timeout: 1)
+        #expect(await Self.failure(within: 30) { try await RemoteRecognitionSession(endpoint).start() } == Self.timedOut)
+        #expect(server.connections == 1)
+    }
+
+    @Test func aVocalizerGivesUpAtTheTimeoutAndConnectsAgain() async throws {
+        let server = try QuietServer(handshake: true)
+        let vocalizer = RemoteVocalizer(server.endpoint(timeout: 1))
+        for _ in 0..<2 {
+            #expect(await Self.failure(within: 30) { _ = try await vocalizer.speak("hello") } == Self.timedOut)
+        }
+        #expect(server.connections == 2)
+        vocalizer.close()
+    }
+
+    @Test func aPingIsAnsweredWithItsPayload() async throws {
+        // Servers and proxies that ping (RFC 6455) close a client that does not answer.
+        let server = try QuietServer(handshake: true, ping: true)
+        _ = await Self.failure(within: 30) { try await RemoteRecognitionSession(server.endpoint(timeout: 1)).start() }
+        #expect(server.pongs == ["beat"])
+    }
+}
