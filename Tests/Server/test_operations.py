@@ -1,6 +1,6 @@
 """Operations: SIGTERM drains, and two servers behind Debian's haproxy (Wyoming in mode tcp
 with a describe→info check, WebSocket in mode http with /healthz, wss:// with TLS ended at
-HAProxy), one killed mid-run."""
+HAProxy), one killed mid-run, with idle connections held at HAProxy."""
 import asyncio
 import json
 import os
@@ -95,7 +95,7 @@ def haproxy_config(folder, wy_front, ws_front, servers, tls_front=None):
     if tls_front:
         # TLS ends at HAProxy: wss:// outside, ws:// to the servers.
         lines += ["frontend wss", "  mode http", f"  bind 127.0.0.1:{tls_front} ssl crt {folder}/speech.pem", "  default_backend ws"]
-    lines += ["frontend ws", "  mode http", f"  bind 127.0.0.1:{ws_front}", "  default_backend ws",
+    lines += ["frontend ws", "  mode http", f"  bind 127.0.0.1:{ws_front}", "  timeout http-request 5s", "  default_backend ws",
               "backend ws", "  mode http", "  balance leastconn", "  option httpchk GET /healthz"]
     lines += [f"  server s{i} 127.0.0.1:{s.http_port} check inter 300 fall 2 rise 1 maxconn 16" for i, s in enumerate(servers)]
     path = os.path.join(folder, "haproxy.cfg")
@@ -159,7 +159,16 @@ def test_two_servers_behind_haproxy_one_killed(speech):
             texts = await asyncio.gather(*[paced_transcribe(wy, path, pace=0.3) for _ in range(4)],
                                          vosk(f"ws://127.0.0.1:{ws}/"))
             return texts
+        # 300 connections that never send a request: HAProxy holds them itself (each server
+        # gives a connection a thread; 300 straight at a server took its workers, and its
+        # health check waited for the request timeout).
+        idle = [socket.create_connection(("127.0.0.1", ws)) for _ in range(300)]
         texts = run(spread())
+        time.sleep(1.0)  # three health checks
+        st = stats(folder)
+        assert all(st[("ws", f"s{i}")] == "UP" for i in range(2)), st
+        for c in idle:
+            c.close()
         assert texts[:4] == ["find japanese restaurants nearby"] * 4
         assert "japanese" in texts[4][-1]["text"]
         # wss:// through HAProxy's TLS, the self-signed certificate trusted as the client's CA.
