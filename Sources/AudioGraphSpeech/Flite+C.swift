@@ -25,6 +25,12 @@ final class FliteVoice: @unchecked Sendable {
     static let names = ["rms", "slt", "awb", "kal16", "kal"]
 
     static let lock = Mutex<Void>(())
+    /// The feature's name, for good: flite keeps the pointer a feature is first set with (its
+    /// own callers pass literals). A Swift string passed there is a temporary copy, freed after
+    /// the call, which a voice without the feature kept and every later lookup of any of its
+    /// features compared against (freed memory: a server crashed after some hundreds of
+    /// synthesize requests).
+    nonisolated(unsafe) private static let durationStretch = UnsafePointer(strdup("duration_stretch")!)
     nonisolated(unsafe) private static var initialised = false
 
     let name: String
@@ -64,7 +70,7 @@ final class FliteVoice: @unchecked Sendable {
     /// -1...1 at ``sampleRate``; empty when flite finds nothing to say.
     func synthesize(_ text: String, rate: Double) -> [Float] {
         Self.lock.withLock { _ -> [Float] in
-            Flite.api.feat_set_float(voice.pointee.features, "duration_stretch", Float(1 / rate))
+            Flite.api.feat_set_float(voice.pointee.features, Self.durationStretch, Float(1 / rate))
             // The clustergen voices draw their excitation noise from the C library's rand():
             // the same seed for every text makes the same text sound the same (offline runs
             // give the same audio whatever was spoken before, and however the blocks fall).

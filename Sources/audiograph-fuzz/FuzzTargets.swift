@@ -11,8 +11,8 @@ import Foundation
 /// In-process fuzz targets for the parsers that take outside input: WAV headers, graph files
 /// (parse and validate), `--set` assignments, pronunciation dictionaries and acoustic model
 /// definitions, the server's Wyoming framing and WebSocket messages, JSGF grammars (a
-/// client's `grammar`, read by PocketSphinx). `AG_FUZZ_TARGET` picks one: wav, graph, set,
-/// dict, mdef, s3, wyoming, socket, jsgf.
+/// client's `grammar`, read by PocketSphinx), text a client asks to hear (flite).
+/// `AG_FUZZ_TARGET` picks one: wav, graph, set, dict, mdef, s3, wyoming, socket, jsgf, speak.
 ///
 /// `Tools/fuzz` builds this with `-sanitize=fuzzer,address` (libFuzzer supplies `main`);
 /// built plainly, it replays files given as arguments through the same target.
@@ -89,8 +89,16 @@ enum FuzzTargets {
             if states > 2 * counted.states + 8 || arcs > 2 * counted.arcs + 8 {
                 fatalError("PocketSphinx built \(states) states and \(arcs) arcs; GrammarSize counted \(counted.states) and \(counted.arcs)")
             }
+        case "speak":
+            // Text a client asks to hear (Wyoming synthesize, the app protocol's speak): the
+            // first byte picks the voice and the rate; flite speaks the rest (its first 64
+            // bytes: flite is slow, and what is spoken goes a sentence at a time anyway).
+            guard let first = bytes.first else { return }
+            let voice = Vocalizer.voices[Int(first) % Vocalizer.voices.count]
+            let rate = [0.25, 0.5, 1, 1.7, 4][Int(first >> 4) % 5]
+            _ = Vocalizer.speak(String(decoding: bytes.dropFirst().prefix(64), as: UTF8.self), voice: voice, rate: rate) { _ in true }
         default:
-            fatalError("AG_FUZZ_TARGET: unknown target \(target) (wav, graph, set, dict, mdef, s3, wyoming, socket, jsgf)")
+            fatalError("AG_FUZZ_TARGET: unknown target \(target) (wav, graph, set, dict, mdef, s3, wyoming, socket, jsgf, speak)")
         }
     }
 }
