@@ -2,19 +2,22 @@
 """Fuzzes a running server's Wyoming event handlers with many clients at once.
 
 `Tools/fuzz`'s wyoming target covers the framing; this covers what comes after it, with the
-server's threads, sessions and flite all live: 8 clients, each connection either a plausible
-exchange bent at random (transcribe or detect with audio in odd formats, synthesize with odd
-voices and texts, the streaming synthesize events in odd orders, events dropped) or events
-of any type with fields of any type. Starts `audiograph serve` itself (an AddressSanitizer
+server's threads, sessions and flite all live: 8 Wyoming clients, each connection either a
+plausible exchange bent at random (transcribe or detect with audio in odd formats,
+synthesize with odd voices and texts, the streaming synthesize events in odd orders, events
+dropped) or events of any type with fields of any type; and, where the `websockets` package
+is (Tests/Server's virtualenv, .build/serve-venv), 4 WebSocket clients doing the same with
+audiograph's protocol and vosk's. Starts `audiograph serve` itself (an AddressSanitizer
 build with --asan, built in .build/asan), and fails if it dies or reports, or stops
 answering `/healthz`.
 
-  Tools/serve_fuzz.py [SECONDS] [--seed N] [--asan]
+  .build/serve-venv/bin/python Tools/serve_fuzz.py [SECONDS] [--seed N] [--asan]
 
 It found flite keeping a freed feature name (a crash after some hundreds of synthesize
 requests, at once under AddressSanitizer): docs/reliability.md.
 """
 import asyncio
+import importlib.util
 import json
 import os
 import random
@@ -135,6 +138,64 @@ async def client(r, port, deadline):
     return sent
 
 
+def socket_messages(r):
+    """Messages for a WebSocket: audiograph's protocol at /audiograph or vosk's at /, plausible
+    and bent, with text and binary of any kind between them."""
+    vosk = r.random() < 0.4
+    out = []
+    if vosk:
+        if r.random() < 0.6:
+            out.append(json.dumps({"config": {r.choice(["sample_rate", "words", "max_alternatives", "phrase_list"]): value(r)
+                                              for _ in range(r.randrange(4))}}))
+        for _ in range(r.randrange(40)):
+            out.append(bytes(r.getrandbits(8) for _ in range(r.choice([0, 1, 3, 640, 8000]))))
+        if r.random() < 0.8:
+            out.append(json.dumps({"eof": 1}))
+    else:
+        start = {"type": "start", "graph": r.choice(["dictation", "command", "transcribe", "wakeword", "nope", 5]),
+                 "rate": r.choice([16000, 44100, 8000, 1, -1, "x", 1e308]), "channels": r.choice([1, 2, 0, 9])}
+        for key in r.sample(["format", "grammar", "vocabulary", "end-of-speech", "partials", "alternatives",
+                             "wake-word", "command-timeout", "session-calibration"], r.randrange(4)):
+            start[key] = r.choice([value(r), ["ramen", "shawarma"], "short", "#JSGF V1.0; grammar g; public <a> = go;", 0.1, 3])
+        out.append(json.dumps(start))
+        for _ in range(r.randrange(40)):
+            out.append(bytes(r.getrandbits(8) for _ in range(r.choice([0, 1, 3, 640, 8000]))))
+        if r.random() < 0.3:
+            out.append(json.dumps({"type": "speak", "text": r.choice(["hello there.", "", "a" * 500, 5]),
+                                   "voice": r.choice(["rms", "kal16", "zz", 5]), "rate": r.choice([1, 0.25, 4, 100, "fast"])}))
+        out.append(json.dumps({"type": r.choice(["stop", "cancel", "cancel-speech", "start", "bogus"])}))
+    for _ in range(r.randrange(3)):
+        out.insert(r.randrange(len(out) + 1), r.choice([json.dumps({r.choice(KEYS + ["type"]): value(r)}), "not json", "[1, 2]", "{}"]))
+    return "/" if vosk else "/audiograph", out
+
+
+async def socket_client(r, port, deadline):
+    import websockets
+    sent = 0
+    while time.time() < deadline:
+        path, messages = socket_messages(r)
+        try:
+            async with websockets.connect(f"ws://127.0.0.1:{port}{path}", open_timeout=5, close_timeout=1,
+                                          max_size=None) as ws:
+                async def drain():
+                    try:
+                        async for _ in ws:
+                            pass
+                    except websockets.exceptions.WebSocketException:
+                        pass
+                draining = asyncio.create_task(drain())
+                for m in messages:
+                    await ws.send(m)
+                    sent += 1
+                    if r.random() < 0.1:
+                        await asyncio.sleep(r.random() * 0.3)
+                await asyncio.sleep(r.random() * 0.5)
+                draining.cancel()
+        except (OSError, asyncio.TimeoutError, websockets.exceptions.WebSocketException):
+            pass
+    return sent
+
+
 def main():
     args = sys.argv[1:]
     seconds = float(args[0]) if args and not args[0].startswith("--") else 120
@@ -160,7 +221,12 @@ def main():
     async def go():
         r = random.Random(seed)
         deadline = time.time() + seconds
-        return sum(await asyncio.gather(*[client(random.Random(r.random()), wyoming, deadline) for _ in range(8)]))
+        clients = [client(random.Random(r.random()), wyoming, deadline) for _ in range(8)]
+        if importlib.util.find_spec("websockets"):  # Tests/Server's virtualenv has it
+            clients += [socket_client(random.Random(r.random()), http, deadline) for _ in range(4)]
+        else:
+            print("serve fuzz: no websockets package here: Wyoming only (run it with .build/serve-venv/bin/python)")
+        return sum(await asyncio.gather(*clients))
     sent = asyncio.run(go())
     time.sleep(1)
     alive = server.poll() is None
@@ -172,7 +238,7 @@ def main():
     server.wait(40)
     text = open(log.name).read()
     reports = text.count("ERROR: AddressSanitizer") + text.count("Program crashed")
-    print(f"serve fuzz: {sent} events in {seconds:.0f} s (seed {seed}), server "
+    print(f"serve fuzz: {sent} events and messages in {seconds:.0f} s (seed {seed}), server "
           f"{'alive' if alive else 'DEAD'}, health {'200' if healthy else 'NO ANSWER'}, {reports} sanitizer/crash reports; log {log.name}")
     sys.exit(0 if alive and healthy and reports == 0 else 1)
 
