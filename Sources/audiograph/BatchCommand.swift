@@ -26,7 +26,8 @@ enum BatchCommand: Command {
         terminal) one progress bar for the whole job, below the lines, go to stderr.
 
         OPTIONS:
-          --output DIR            Where the results go (default: the current folder).
+          --output DIR            Where the results go (default: the current folder; made if
+                                  missing, and checked before any input runs).
           --jobs N                Inputs transcribed at once (default: the number of cores).
           --shard I/N             Take shard I of N (0 <= I < N) of the sorted inputs: every N-th
                                   from the I-th. N machines running the same command with shards
@@ -57,6 +58,7 @@ enum BatchCommand: Command {
         }
         let shard: (index: Int, count: Int) = try shardText.map { t throws(UsageError) in try BatchInputs.parseShard(t) } ?? (0, 1)
         let inputs = try BatchInputs(arguments, outputFolder: output).shard(shard.index, of: shard.count)
+        try BatchOutput.prepare(output, create: !list)
         // The graph and its settings are checked once, before any input runs.
         _ = try GraphLoading.load(graph, sources: inputs.first.map { [$0.path] } ?? [], sets: sets)
         if list {

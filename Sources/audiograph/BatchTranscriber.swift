@@ -63,7 +63,7 @@ struct BatchTranscriber: Sendable {
                         "jsonl": result.lines.map { $0 + "\n" }.joined()]
         do {
             let folder = (input.output as NSString).deletingLastPathComponent
-            try FileManager.default.createDirectory(atPath: folder.isEmpty ? "." : folder, withIntermediateDirectories: true)
+            if let failure = BatchOutput.makeFolders(folder.isEmpty ? "." : folder) { throw EngineError(.io, failure) }
             for format in BatchInputs.formats {
                 let path = input.output + "." + format, temporary = path + ".partial"
                 try Data(contents[format]!.utf8).write(to: URL(fileURLWithPath: temporary))

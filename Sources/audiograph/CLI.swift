@@ -85,7 +85,7 @@ enum CLI {
         case let e as GraphError: ([e.description], 2)
         case let e as UsageError: ([e.message], 2)
         case let e as EngineError: ([e.description], e.code == .model ? 2 : 1)
-        default: (["\(error)"], 1)
+        default: ([FileFailure.line(error) ?? "\(error)"], 1)
         }
     }
 

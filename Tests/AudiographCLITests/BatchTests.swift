@@ -164,27 +164,40 @@ import Testing
         #expect(end.contains { $0.contains("5 transcribed") }, "\(end)")
     }
 
-    /// Usage mistakes are one line and exit 2, before anything runs; results that cannot be
-    /// written fail their input with one line naming it.
+    /// Usage mistakes are one line and exit 2, before anything runs (an output that is no
+    /// folder too: before, every input was transcribed and then failed to write); results
+    /// that cannot be written fail their input with one line naming it and the system's reason.
     @Test func badUsageAndAnUnwritableOutput() throws {
         let folder = CLI.tempDir().appendingPathComponent("batch-usage")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("empty"), withIntermediateDirectories: true)
         let wav = folder.appendingPathComponent("a.wav")
         try WAVFixture.write(wav, rate: 16000, channels: 1, bits: 16, samples: Array(repeating: 0, count: 1600))
+        let blocked = folder.appendingPathComponent("a-file")
+        try Data("x".utf8).write(to: blocked)
         for (args, words) in [(["--jobs", "0"], "--jobs"), (["--jobs", "many"], "--jobs"), ([], "missing input"),
                               ([folder.appendingPathComponent("empty").path], "no sound files"),
-                              ([wav.path, wav.path], "given twice"), (["--bogus"], "unknown option")] {
+                              ([wav.path, wav.path], "given twice"), (["--bogus"], "unknown option"),
+                              (["--output", "/dev/null"], "/dev/null: is a character device, not a folder"),
+                              (["--output", blocked.path], "a-file: is a file, not a folder"),
+                              // Under a regular file: no folder can be made there, even as root.
+                              (["--output", blocked.appendingPathComponent("out").path], "Not a directory")] {
             let inputs = args.first.map { $0.hasPrefix("-") } ?? true ? [wav.path] : []
             let r = try CLI.run(["batch", "graphs/transcribe.json"] + (args == [] ? [] : inputs + args))
             #expect(r.status == 2 && r.stderrLines.count == 1 && r.stderr.contains(words), "\(args): \(r.stderr)")
         }
         let badGraph = try CLI.run(["batch", "graphs/transcribe.json", wav.path, "--set", "asr.partials=loud"])
         #expect(badGraph.status == 2 && badGraph.stderrLines.count == 1 && badGraph.stderr.contains("partials"), "\(badGraph.stderr)")
-        // The output lies under a regular file: no folder can be made there, even as root.
-        let blocked = folder.appendingPathComponent("a-file")
-        try Data("x".utf8).write(to: blocked)
-        let r = try CLI.run(["batch", "graphs/transcribe.json", wav.path, "--output", blocked.appendingPathComponent("out").path])
-        #expect(r.status == 1 && r.stderr.contains("a.wav") && r.stderr.contains("cannot write the results"), "\(r.stderr)")
-        #expect(r.stderrLines.filter { $0.contains("a.wav") }.count == 1)
+        // A folder input's file whose results go to a subfolder that cannot be made (a file
+        // stands there): that input fails, named, with the system's reason.
+        let tree = folder.appendingPathComponent("tree/sub")
+        try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
+        try WAVFixture.write(tree.appendingPathComponent("b.wav"), rate: 16000, channels: 1, bits: 16, samples: Array(repeating: 0, count: 1600))
+        let out = folder.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: out.appendingPathComponent("sub"))
+        let r = try CLI.run(["batch", "graphs/transcribe.json", folder.appendingPathComponent("tree").path, "--output", out.path])
+        #expect(r.status == 1 && r.stderr.contains("b.wav") && r.stderr.contains("cannot write the results"), "\(r.stderr)")
+        #expect(r.stderrLines.filter { $0.contains("b.wav") }.count == 1)
+        #expect(!r.stderr.contains("Error Domain"), "\(r.stderr)")
     }
 }
