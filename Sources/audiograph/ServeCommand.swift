@@ -23,7 +23,9 @@ enum ServeCommand: Command {
 
         OPTIONS:
           --wyoming URI           tcp://HOST:PORT, unix://PATH, stdio:// or none
-                                  (default tcp://127.0.0.1:10300).
+                                  (default tcp://127.0.0.1:10300). A socket at PATH that
+                                  nobody answers on (a killed server's) is replaced;
+                                  anything else there is refused.
           --http HOST:PORT        HTTP and WebSocket, or none (default 127.0.0.1:2700;
                                   port 0 picks a free one, printed at start).
           --graphs DIR            Graph files sessions are built from (default: ./Graphs if

@@ -7,7 +7,7 @@ import tempfile
 
 import pytest
 
-from conftest import BINARY, ROOT
+from conftest import BINARY, ROOT, Server
 
 
 def serve(*args):
@@ -68,3 +68,32 @@ def test_a_port_in_use_is_one_line():
         port = s.getsockname()[1]
         r = serve("--http", "none", "--wyoming", f"tcp://127.0.0.1:{port}")
     assert r.returncode != 0 and "cannot bind" in r.stderr, r.stderr
+
+
+def test_a_unix_socket_path_replaces_only_a_stale_socket(tmp_path):
+    """`--wyoming unix://PATH` deleted whatever was at PATH (a file given by mistake), and
+    took a live server's socket from it. Only a socket nobody answers on is replaced."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("keep me\n")
+    live = str(tmp_path / "live.sock")
+    with socket.socket(socket.AF_UNIX) as listening:
+        listening.bind(live)
+        listening.listen()
+        for path, words in [(str(notes), "a file is there, not a socket"), (str(tmp_path), "is a folder, not a socket"),
+                            (live, "a server is listening there already")]:
+            r = serve("--http", "none", "--wyoming", f"unix://{path}")
+            lines = [l for l in r.stderr.splitlines() if not l.startswith("serve: graph")]
+            assert r.returncode == 2 and len(lines) == 1 and words in lines[0], r.stderr
+    assert notes.read_text() == "keep me\n"
+    # A socket left by a server that was killed is taken over.
+    stale = str(tmp_path / "stale.sock")
+    with socket.socket(socket.AF_UNIX) as gone:
+        gone.bind(stale)
+    s = Server("--http", "none", wyoming=f"unix://{stale}")
+    try:
+        with socket.socket(socket.AF_UNIX) as c:
+            c.connect(stale)
+            c.sendall(b'{"type": "describe"}\n')
+            assert b'"info"' in c.recv(65536)
+    finally:
+        s.stop()

@@ -1,4 +1,5 @@
 import AudioGraphClient
+import AudioGraphCore
 import Foundation
 import Synchronization
 
@@ -30,13 +31,25 @@ final class WyomingListener: @unchecked Sendable {
         if uri.hasPrefix("unix://") {
             let path = String(uri.dropFirst(7))
             guard !path.isEmpty, path.utf8.count < 100 else { throw ServerError("--wyoming \(uri): expected unix://PATH (under 100 bytes)") }
-            unlink(path)
-            fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             var addr = sockaddr_un()
             addr.sun_family = sa_family_t(AF_UNIX)
             withUnsafeMutableBytes(of: &addr.sun_path) { raw in
                 for (i, b) in path.utf8.enumerated() { raw[i] = b }
             }
+            // Only a socket nobody answers on (a server before this one, killed) is replaced:
+            // a file there was deleted, and a live server's socket taken from it.
+            switch PathKind(path) {
+            case .missing: break
+            case .special("a socket"):
+                let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+                let answered = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } } == 0
+                close(probe)
+                guard !answered else { throw ServerError("--wyoming \(uri): a server is listening there already") }
+                unlink(path)
+            case .directory: throw ServerError("--wyoming \(uri): is a folder, not a socket")
+            default: throw ServerError("--wyoming \(uri): a file is there, not a socket (it is left as it is)")
+            }
+            fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
             guard r == 0 else { throw ServerError("--wyoming \(uri): cannot bind: \(String(cString: strerror(errno)))") }
             unixPath = path
