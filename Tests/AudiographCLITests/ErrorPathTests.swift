@@ -80,6 +80,16 @@ import Testing
         #expect(sinkPipe.status != 0 && sinkPipe.stderrLines.count == 1 && sinkPipe.stderr.contains("is a pipe"), "\(sinkPipe.stderr)")
         let toNull = try CLI.run(["run", "Graphs/gain.json", "--source", whole.path, "--set", "out.path=/dev/null"])
         #expect(toNull.status == 0, "\(toNull.stderr)")
+        // The file the run reads as its sink, by its name or a link to it: refused, and the
+        // recording kept (it was cut to its header, and the mapped reader died of SIGBUS).
+        let link = dir.appendingPathComponent("whole-link.wav")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: whole.path)
+        let kept = try Data(contentsOf: whole)
+        for sink in [whole.path, link.path] {
+            let r = try CLI.run(["run", "Graphs/gain.json", "--source", whole.path, "--set", "out.path=\(sink)"])
+            #expect(r.status == 1 && r.stderrLines.count == 1 && r.stderr.contains("is a file this run reads"), "\(r.stderr)")
+        }
+        #expect(try Data(contentsOf: whole) == kept)
         // In a batch folder: the pipe is one failed input, a folder named like a sound file is
         // searched, and the rest are transcribed.
         let batchIn = dir.appendingPathComponent("batch-in"), batchOut = dir.appendingPathComponent("batch-out")

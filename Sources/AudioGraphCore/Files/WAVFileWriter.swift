@@ -29,6 +29,11 @@ final class WAVFileWriter {
             throw EngineError(.io, "is a pipe: a WAV file's header is finished last, so it needs a file it can seek in", file: path,
                               parameter: "path", suggestion: "write to a file and read it when the run ends")
         }
+        // Truncating a file a source reads would lose it and crash the reader (it is mapped).
+        if FilesBeingRead.contains(path) {
+            throw EngineError(.io, "is a file this run reads (a file source's): writing it would destroy it", file: path,
+                              parameter: "path", suggestion: "write to another file")
+        }
         fd = Foundation.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw EngineError(.io, "cannot create: \(String(cString: strerror(errno)))", file: path, parameter: "path")

@@ -35,6 +35,9 @@ package final class FileSource: AudioNode {
     private var reader: WAVFileReader?
     /// Every file that is not WAV: decoded on a thread of the node's own.
     private var decoder: SoundFileDecoder?
+    /// The file, counted among those being read while this source lives (a sink of any graph
+    /// refuses to truncate it).
+    private var beingRead: FilesBeingRead.Identity?
     private var position = 0
     private var loopsDone = 0
     private var startFrame = 0
@@ -83,9 +86,14 @@ package final class FileSource: AudioNode {
         ["wav", "wave", "rf64"].contains((path as NSString).pathExtension.lowercased())
     }
 
+    deinit {
+        if let beingRead { FilesBeingRead.closed(beingRead) }
+    }
+
     package func open() throws(EngineError) {
         guard reader == nil && decoder == nil else { return }
         try Self.checkIsRegularFile(path)
+        if beingRead == nil { beingRead = FilesBeingRead.opened(path) }
         if !Self.isWAV(path) && Self.isNamedWAV(path) {
             // Named .wav without a RIFF header: libsndfile may know it by its content (an MP3
             // renamed); if it does not, the WAV reader's complaint is the one to show.
