@@ -11,7 +11,7 @@ audiograph's protocol and vosk's. Starts `audiograph serve` itself (an AddressSa
 build with --asan, built in .build/asan), and fails if it dies or reports, or stops
 answering `/healthz`.
 
-  .build/serve-venv/bin/python Tools/serve_fuzz.py [SECONDS] [--seed N] [--asan]
+  .build/serve-venv/bin/python Tools/serve_fuzz.py [SECONDS] [--seed N] [--asan] [-- SERVE-OPTION...]
 
 It found flite keeping a freed feature name (a crash after some hundreds of synthesize
 requests, at once under AddressSanitizer): docs/reliability.md.
@@ -198,6 +198,8 @@ async def socket_client(r, port, deadline):
 
 def main():
     args = sys.argv[1:]
+    extra = args[args.index("--") + 1:] if "--" in args else []
+    args = args[:args.index("--")] if "--" in args else args
     seconds = float(args[0]) if args and not args[0].startswith("--") else 120
     seed = int(args[args.index("--seed") + 1]) if "--seed" in args else 1
     binary = os.path.join(ROOT, ".build/debug/audiograph")
@@ -207,7 +209,7 @@ def main():
         binary = os.path.join(ROOT, ".build/asan/debug/audiograph")
     log = tempfile.NamedTemporaryFile(mode="w+", suffix=".log", delete=False)
     server = subprocess.Popen([binary, "serve", "--wyoming", "tcp://127.0.0.1:0", "--http", "127.0.0.1:0",
-                               "--graphs", os.path.join(ROOT, "Graphs")], stdout=subprocess.DEVNULL, stderr=log,
+                               "--graphs", os.path.join(ROOT, "Graphs")] + extra, stdout=subprocess.DEVNULL, stderr=log,
                               env=dict(os.environ, ASAN_OPTIONS="detect_leaks=0"))
     text = ""
     for _ in range(1200):
