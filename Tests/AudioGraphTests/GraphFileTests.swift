@@ -32,6 +32,21 @@ import Testing
         #expect(e.first?.description.hasPrefix("g.json:2:14: invalid JSON: expected a \"key\"") == true, "\(e)")
     }
 
+    /// A UTF-8 byte order mark is read past; UTF-16 (a Windows editor's "Unicode") is named.
+    @Test func byteOrderMarks() throws {
+        let text = #"{"nodes": [{"id": "g", "type": "gain"}], "connections": []}"#
+        #expect(try GraphFile.parse([0xEF, 0xBB, 0xBF] + Array(text.utf8), file: "g.json").nodes.count == 1)
+        for bom: [UInt8] in [[0xFF, 0xFE], [0xFE, 0xFF]] {
+            let utf16 = bom + text.utf16.flatMap { bom[0] == 0xFF ? [UInt8($0 & 0xFF), UInt8($0 >> 8)] : [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+            do {
+                _ = try GraphFile.parse(utf16, file: "g.json")
+                Issue.record("UTF-16 parsed")
+            } catch {
+                #expect(error.errors.map(\.description) == ["g.json:1:1: invalid JSON: the file is UTF-16 text: save it as UTF-8"])
+            }
+        }
+    }
+
     @Test func unknownKeysAreErrorsNotIgnored() {
         let e = errors(#"{"nodes": [{"id": "a", "type": "gain", "parms": {}}], "conections": []}"#)
         #expect(e.count == 2)
