@@ -1,13 +1,15 @@
-"""`audiograph serve`'s own faults: each bad flag, graphs folder or keys file is one line on
+"""`audiograph serve`'s own faults: each bad flag, graphs folder, keys file or socket path is one line on
 stderr naming it, and the process exits without listening."""
+import json
 import os
 import socket
 import subprocess
 import tempfile
 
 import pytest
+import websockets
 
-from conftest import BINARY, ROOT, Server
+from conftest import BINARY, ROOT, Server, run
 
 
 def serve(*args):
@@ -95,5 +97,25 @@ def test_a_unix_socket_path_replaces_only_a_stale_socket(tmp_path):
             c.connect(stale)
             c.sendall(b'{"type": "describe"}\n')
             assert b'"info"' in c.recv(65536)
+    finally:
+        s.stop()
+
+
+def test_a_keys_file_from_a_windows_editor(tmp_path):
+    """A UTF-8 byte order mark had joined the first app's id (its clients were refused as
+    having a wrong key); UTF-16 was read as garbage ids. The mark is read past, UTF-16 named."""
+    utf16 = tmp_path / "utf16.keys"
+    utf16.write_bytes("kiosk s3cret\n".encode("utf-16"))
+    r = serve("--keys", str(utf16))
+    assert r.returncode == 2 and "not UTF-8 text (UTF-16: save it as UTF-8)" in r.stderr, r.stderr
+    marked = tmp_path / "marked.keys"
+    marked.write_bytes(b"\xef\xbb\xbfkiosk s3cret\n")
+    s = Server("--keys", str(marked), "--wyoming", "none")
+    try:
+        async def go():
+            async with websockets.connect(f"ws://127.0.0.1:{s.http_port}/audiograph?app=kiosk&key=s3cret") as ws:
+                await ws.send(json.dumps({"type": "start", "graph": "command"}))
+                return json.loads(await ws.recv())
+        assert run(go())["type"] == "started"
     finally:
         s.stop()
