@@ -4,6 +4,7 @@ The server is the real binary (AUDIOGRAPH, default .build/debug/audiograph) on f
 its stderr is kept so a test can read the log lines.
 """
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -14,6 +15,7 @@ import time
 import wave
 
 import pytest
+import websockets
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.environ.get("AUDIOGRAPH", os.path.join(ROOT, ".build/debug/audiograph"))
@@ -80,6 +82,21 @@ def frames(path, size):
     with wave.open(path) as w:
         while data := w.readframes(size // 2):
             yield data
+
+
+async def vosk_client(url, path, config=None, chunk=8000):
+    """What vosk-server's test.py does: config, binary chunks each answered, then eof."""
+    replies = []
+    async with websockets.connect(url) as ws:
+        if config:
+            await ws.send(json.dumps({"config": config}))
+        for data in frames(path, chunk):
+            await ws.send(data)
+            replies.append(json.loads(await ws.recv()))
+        await ws.send('{"eof" : 1}')
+        async for message in ws:  # until the server closes
+            replies.append(json.loads(message))
+    return replies
 
 
 @pytest.fixture(scope="session")

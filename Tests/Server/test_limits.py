@@ -1,10 +1,12 @@
 """What a client may send that is well formed but large, long or many: a vocabulary of
-hundreds of new words, a text of minutes of speech, connections held open. Each must leave
-the server serving everyone else (docs/reliability.md)."""
+hundreds of new words, a text of minutes of speech, connections held open, more sessions
+than decoders, a connection gone silent. Each must leave the server serving everyone else
+(docs/reliability.md)."""
 import asyncio
 import json
 import random
 import subprocess
+import time
 import urllib.request
 
 import pytest
@@ -13,7 +15,7 @@ from wyoming.client import AsyncTcpClient
 from wyoming.ping import Ping, Pong
 from wyoming.tts import Synthesize
 
-from conftest import BINARY, Server, frames, run
+from conftest import BINARY, Server, frames, run, vosk_client
 
 
 def test_a_large_vocabulary_is_heard_and_the_server_stays(server, speech):
@@ -159,3 +161,60 @@ def test_connections_past_the_limit_are_refused_at_once(speech):
         s.stop()
     assert "max-connections 1: below --max-sessions" in subprocess.run(
         [BINARY, "serve", "--max-sessions", "2", "--max-connections", "1"], capture_output=True, text=True).stderr
+
+
+def test_limits_idle_and_a_session_that_ends_by_itself(speech):
+    s = Server("--max-sessions", "1", "--idle-timeout", "2", "--wyoming", "none")
+    try:
+        path = speech("find japanese restaurants nearby", pad=1.5)
+        url = f"ws://127.0.0.1:{s.http_port}/audiograph"
+
+        async def go():
+            async with websockets.connect(url) as ws:
+                await ws.send(json.dumps({"type": "start", "graph": "command", "end-of-speech": "short"}))
+                events = [json.loads(await ws.recv())]
+                for data in frames(path, 3200):
+                    await ws.send(data)
+                while events[-1]["type"] != "end":
+                    events.append(json.loads(await ws.recv()))
+                await asyncio.sleep(0.5)
+                # The session ended by itself and its place is free: another client gets one.
+                async with websockets.connect(url) as other:
+                    await other.send(json.dumps({"type": "start"}))
+                    started = json.loads(await other.recv())
+                    await other.send(json.dumps({"type": "cancel"}))
+                # Silent past --idle-timeout: the server closes the connection.
+                t0 = time.monotonic()
+                try:
+                    while True:
+                        await asyncio.wait_for(ws.recv(), 10)
+                except websockets.ConnectionClosed:
+                    idle = time.monotonic() - t0
+                return events, started, idle
+        events, started, idle = run(go())
+        assert events[-1]["reason"] == "end-of-speech"
+        assert started["type"] == "started"
+        assert idle < 8
+    finally:
+        s.stop()
+
+
+def test_sessions_beyond_the_decoders_take_turns_and_lose_nothing(speech):
+    """`serve --decoders 1`: three vosk sessions streaming at once share one decoder slot in
+    turns; each gets its own words, none waits forever, and none reports lost audio."""
+    s = Server("--decoders", "1", wyoming="none")
+    try:
+        texts = ["go forward ten meters", "find japanese restaurants nearby", "turn left at the next corner"]
+        paths = [speech(t) for t in texts]
+
+        async def all_at_once():
+            return await asyncio.gather(*[vosk_client(f"ws://127.0.0.1:{s.http_port}/", p, {"sample_rate": 16000}, chunk=3200)
+                                          for p in paths])
+        results = run(all_at_once())
+        keys = ["forward", "japanese", "corner"]
+        for key, replies in zip(keys, results):
+            heard = " ".join(r["text"] for r in replies if "text" in r)
+            assert key in heard and not any(k in heard for k in keys if k != key), (key, heard)
+        assert "overrun" not in s.text()
+    finally:
+        s.stop()

@@ -1,96 +1,17 @@
-"""audiograph serve's WebSocket side with the `websockets` client: vosk-server's protocol at
-`/` (as vosk-server's example clients use it), audiograph's own at `/audiograph`, app keys,
-limits, bad input, /healthz and /metrics."""
+"""audiograph serve's own WebSocket protocol at `/audiograph`, with the `websockets` client:
+sessions and speech, commands, the assistant mode, session calibration, app keys, bad input,
+--set, /healthz and /metrics. (vosk-server's protocol: test_vosk.py; limits: test_limits.py.)"""
 import asyncio
 import json
 import os
 import tempfile
 import urllib.error
 import urllib.request
-import time
-import wave
 
 import pytest
 import websockets
 
-from conftest import Server, frames, run
-
-
-async def vosk_client(url, path, config=None, chunk=8000):
-    """What vosk-server's test.py does: config, binary chunks each answered, then eof."""
-    replies = []
-    async with websockets.connect(url) as ws:
-        if config:
-            await ws.send(json.dumps({"config": config}))
-        for data in frames(path, chunk):
-            await ws.send(data)
-            replies.append(json.loads(await ws.recv()))
-        await ws.send('{"eof" : 1}')
-        async for message in ws:  # until the server closes
-            replies.append(json.loads(message))
-    return replies
-
-
-def test_vosk_protocol(server, speech):
-    path = speech("go forward ten meters. find japanese restaurants nearby")
-    with wave.open(path) as w:
-        chunks = -(-w.getnframes() * 2 // 8000)
-    replies = run(vosk_client(f"ws://127.0.0.1:{server.http_port}/", path, {"sample_rate": 16000, "words": True}))
-    # One reply per binary message, then the final result(s) after eof.
-    assert len(replies) >= chunks + 1
-    assert all("partial" in r or "text" in r for r in replies[:chunks])
-    finals = [r for r in replies if "text" in r]
-    text = " ".join(r["text"] for r in finals)
-    assert "forward ten meters" in text and "japanese" in text, text
-    words = [w for r in finals for w in r.get("result", [])]
-    assert words and all({"word", "start", "end", "conf"} <= set(w) for w in words)
-    assert any(r.get("partial") for r in replies), "no partial result came while speaking"
-
-
-def test_vosk_phrase_list_alternatives_and_other_rates(server, speech):
-    path = speech("find japanese restaurants nearby", rate=8000)
-    config = {"sample_rate": 8000, "phrase_list": ["find japanese restaurants nearby", "go home", "[unk]"], "max_alternatives": 2}
-    replies = run(vosk_client(f"ws://127.0.0.1:{server.http_port}/", path, config, chunk=4000))
-    alts = [r for r in replies if "alternatives" in r]
-    assert alts and alts[0]["alternatives"][0]["text"] == "find japanese restaurants nearby"
-
-
-def test_vosk_phrase_list_words_the_dictionary_lacks(server, speech):
-    """A phrase's word the dictionary lacks is pronounced, as a vocabulary's is (before, the
-    session failed: "missing in the dictionary"); a phrase of other letters is left out."""
-    path = speech("order shawarma")
-    config = {"sample_rate": 16000, "phrase_list": ["find japanese restaurants nearby", "order shawarma", "café olé"]}
-    replies = run(vosk_client(f"ws://127.0.0.1:{server.http_port}/", path, config, chunk=4000))
-    assert not any("error" in r for r in replies), replies
-    assert [r["text"] for r in replies if r.get("text")] == ["order shawarma"], replies
-
-
-def test_vosk_bad_config_fields_are_errors_naming_the_field(server, speech):
-    """A config field of the wrong type was ignored without a word (a sample_rate of "x" left
-    16000, a phrase_list string no phrases); each is now a bad-config error naming it, and
-    the connection goes on. A phrase repeated 100,000 times is one phrase."""
-    bad = [({"sample_rate": "x"}, "sample_rate"), ({"sample_rate": 0}, "sample_rate"), ({"words": "yes"}, "words"),
-           ({"max_alternatives": -1}, "max_alternatives"), ({"max_alternatives": 1.5}, "max_alternatives"),
-           ({"phrase_list": "go home"}, "phrase_list"), ({"phrase_list": ["go", 2]}, "phrase_list")]
-    path = speech("go home")
-
-    async def go():
-        async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/", max_size=None) as ws:
-            answers = []
-            for config, _ in bad:
-                await ws.send(json.dumps({"config": config}))
-                answers.append(json.loads(await ws.recv()))
-            await ws.send(json.dumps({"config": {"sample_rate": 16000, "phrase_list": ["go home"] * 100000 + ["stop"]}}))
-            for data in frames(path, 8000):
-                await ws.send(data)
-                await ws.recv()
-            await ws.send('{"eof": 1}')
-            finals = [json.loads(m) async for m in ws]
-            return answers, finals
-    answers, finals = run(go())
-    for (config, field), answer in zip(bad, answers):
-        assert answer["code"] == "bad-config" and field in answer["error"], (config, answer)
-    assert [f["text"] for f in finals if "text" in f] == ["go home"], finals
+from conftest import Server, frames, run, vosk_client
 
 
 def test_audiograph_protocol_session_and_speech(server, speech):
@@ -334,42 +255,6 @@ def test_app_keys_and_per_app_limits(speech):
         os.unlink(keys.name)
 
 
-def test_limits_idle_and_a_session_that_ends_by_itself(speech):
-    s = Server("--max-sessions", "1", "--idle-timeout", "2", "--wyoming", "none")
-    try:
-        path = speech("find japanese restaurants nearby", pad=1.5)
-        url = f"ws://127.0.0.1:{s.http_port}/audiograph"
-
-        async def go():
-            async with websockets.connect(url) as ws:
-                await ws.send(json.dumps({"type": "start", "graph": "command", "end-of-speech": "short"}))
-                events = [json.loads(await ws.recv())]
-                for data in frames(path, 3200):
-                    await ws.send(data)
-                while events[-1]["type"] != "end":
-                    events.append(json.loads(await ws.recv()))
-                await asyncio.sleep(0.5)
-                # The session ended by itself and its place is free: another client gets one.
-                async with websockets.connect(url) as other:
-                    await other.send(json.dumps({"type": "start"}))
-                    started = json.loads(await other.recv())
-                    await other.send(json.dumps({"type": "cancel"}))
-                # Silent past --idle-timeout: the server closes the connection.
-                t0 = time.monotonic()
-                try:
-                    while True:
-                        await asyncio.wait_for(ws.recv(), 10)
-                except websockets.ConnectionClosed:
-                    idle = time.monotonic() - t0
-                return events, started, idle
-        events, started, idle = run(go())
-        assert events[-1]["reason"] == "end-of-speech"
-        assert started["type"] == "started"
-        assert idle < 8
-    finally:
-        s.stop()
-
-
 def test_set_overrides_a_parameter_in_every_graph_with_the_node(speech):
     """`serve --set asr.second-pass=false`: the log names the graphs it changed, and their
     sessions still recognise (the cheaper search the README's capacity figure is measured with)."""
@@ -384,23 +269,3 @@ def test_set_overrides_a_parameter_in_every_graph_with_the_node(speech):
     finally:
         s.stop()
 
-
-def test_sessions_beyond_the_decoders_take_turns_and_lose_nothing(speech):
-    """`serve --decoders 1`: three vosk sessions streaming at once share one decoder slot in
-    turns; each gets its own words, none waits forever, and none reports lost audio."""
-    s = Server("--decoders", "1", wyoming="none")
-    try:
-        texts = ["go forward ten meters", "find japanese restaurants nearby", "turn left at the next corner"]
-        paths = [speech(t) for t in texts]
-
-        async def all_at_once():
-            return await asyncio.gather(*[vosk_client(f"ws://127.0.0.1:{s.http_port}/", p, {"sample_rate": 16000}, chunk=3200)
-                                          for p in paths])
-        results = run(all_at_once())
-        keys = ["forward", "japanese", "corner"]
-        for key, replies in zip(keys, results):
-            heard = " ".join(r["text"] for r in replies if "text" in r)
-            assert key in heard and not any(k in heard for k in keys if k != key), (key, heard)
-        assert "overrun" not in s.text()
-    finally:
-        s.stop()

@@ -11,11 +11,11 @@ import pytest
 from wyoming.asr import Transcribe, Transcript
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.client import AsyncTcpClient
-from wyoming.event import Event, read_event, write_event
+from wyoming.event import read_event, write_event
 from wyoming.info import Describe, Info
 from wyoming.ping import Ping, Pong
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
-from wyoming.wake import Detect, Detection, NotDetected
+from wyoming.wake import Detect
 
 from conftest import BINARY, ROOT, Server, run
 
