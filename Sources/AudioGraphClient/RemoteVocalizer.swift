@@ -78,6 +78,6 @@ public final class RemoteVocalizer: Sendable {
 
     /// Closes the connection.
     public func close() {
-        link.withLock { $0?.closeLater(); $0 = nil }
+        link.withLock { $0?.close(); $0 = nil }
     }
 }
