@@ -39,6 +39,9 @@ public final class RemoteVocalizer: Sendable {
         do {
             try await l.sendOpening(["type": "speak", "text": text, "voice": voice, "rate": rate])
             var speech = Speech(samples: [], sampleRate: 16000, cancelled: false)
+            // A fault after the speech began (`too-long`: the server's limit) is followed by
+            // the speech's end: read to it, so the next speak does not take it for its own.
+            var fault: RemoteError?, startedSpeaking = false
             while true {
                 // The server sends each sentence as it is made: a silence of `timeout` is a
                 // server that is gone without closing.
@@ -46,12 +49,17 @@ public final class RemoteVocalizer: Sendable {
                 case .json(let m):
                     switch m["type"] as? String {
                     case "speak-start":
+                        startedSpeaking = true
                         speech.sampleRate = (m["rate"] as? NSNumber)?.intValue ?? 16000
                         onStart?(speech.sampleRate)
                     case "speak-end":
+                        if let fault { throw fault }
                         speech.cancelled = (m["cancelled"] as? Bool) ?? false
                         return speech
-                    case "error": throw RemoteError(serverMessage: m)!
+                    case "error":
+                        let e = RemoteError(serverMessage: m)!
+                        guard !startedSpeaking else { fault = e; continue }
+                        throw e
                     default: continue
                     }
                 case .data(let d):

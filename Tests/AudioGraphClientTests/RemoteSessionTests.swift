@@ -97,6 +97,24 @@ import Testing
         vocalizer.close()
     }
 
+    /// Speech past the server's limit is `too-long`, and the next speech on the same
+    /// connection is its own: the server ends the cut speech after the error, and that end
+    /// was taken for the next one's (which came back empty).
+    @Test(.enabled(if: hasFlite, "flite or sox is not installed")) func speechPastTheLimitIsAnErrorAndTheNextSpeaks() async throws {
+        let server = try Server(arguments: ["--max-session-seconds", "1"])
+        defer { server.kill() }
+        let vocalizer = RemoteVocalizer(server.endpoint)
+        do {
+            _ = try await vocalizer.speak("The kitchen light is on. The front door is locked. It is seven degrees outside.")
+            Issue.record("speech past the limit was not an error")
+        } catch let e as RemoteError {
+            #expect(e.code == "too-long", "\(e)")
+        }
+        let next = try await vocalizer.speak("Hi.")
+        #expect(!next.cancelled && next.samples.count > 1600, "\(next.samples.count) samples, cancelled \(next.cancelled)")
+        vocalizer.close()
+    }
+
     @Test func aDroppedConnectionFailsTheSessionAndTheNextReconnects() async throws {
         let server = try Server()
         let port = server.port
