@@ -1,4 +1,5 @@
 import AudioGraphCore
+import Foundation
 import Testing
 
 @testable import AudioGraph
@@ -82,6 +83,32 @@ import Testing
             Issue.record("loaded")
         } catch {
             #expect(error.errors.map(\.description) == ["/nonexistent/graph.json: cannot read graph file: no such file"])
+        }
+    }
+
+    /// A graph from a pipe (`run <(make-graph)`) is read; what is no graph file is said so:
+    /// a folder, an empty file, a device that never ends (Foundation's whole-file read had
+    /// called each of the last three, and the pipe, "permission denied?").
+    @Test func pipesFoldersAndDevices() throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("graph-fifo-\(getpid())").path
+        unlink(fifo)
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        let text = #"{"nodes": [{"id": "g", "type": "gain"}], "connections": []}"#
+        Thread.detachNewThread {
+            let fd = open(fifo, O_WRONLY)
+            _ = text.withCString { write(fd, $0, strlen($0)) }
+            close(fd)
+        }
+        #expect(try GraphFile.load(fifo).nodes.map(\.id) == ["g"])
+        for (path, why) in [("/tmp", "is a directory, not a graph file"), ("/dev/null", "empty"),
+                            ("/dev/zero", "larger than 16 MB: not a graph file")] {
+            do {
+                _ = try GraphFile.load(path)
+                Issue.record("\(path) loaded")
+            } catch {
+                #expect(error.errors.map(\.description) == ["\(path): cannot read graph file: \(why)"])
+            }
         }
     }
 

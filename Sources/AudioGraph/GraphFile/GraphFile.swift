@@ -41,20 +41,29 @@ public enum GraphFile {
         }
     }
 
+    /// Largest graph file read: graphs are a few kilobytes; `/dev/zero` is endless.
+    static let largestFile = 16 << 20
+
+    /// Reads `path` with read(2), so a pipe works too (`run <(make-graph)`, which Foundation's
+    /// whole-file read refused as "permission denied?"), up to ``largestFile``.
     private static func read(_ path: String) throws(GraphErrors) -> GraphDescription {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let why: String
-            var isDirectory: ObjCBool = false
-            if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-                why = "no such file"
-            } else if isDirectory.boolValue {
-                why = "is a directory, not a graph file"
-            } else {
-                why = "cannot read (permission denied?)"
-            }
-            throw GraphErrors([GraphError(.syntax, "cannot read graph file: \(why)", file: path)])
+        func refuse(_ why: String) -> GraphErrors { GraphErrors([GraphError(.syntax, "cannot read graph file: \(why)", file: path)]) }
+        if case .directory = PathKind(path) { throw refuse("is a directory, not a graph file") }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw refuse(errno == ENOENT ? "no such file" : String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = Foundation.read(fd, &chunk, chunk.count)
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw refuse(String(cString: strerror(errno))) }
+            if n == 0 { break }
+            bytes += chunk[..<n]
+            if bytes.count > largestFile { throw refuse("larger than \(largestFile >> 20) MB: not a graph file") }
         }
-        return try parse(Array(data), file: path)
+        if bytes.isEmpty { throw refuse("empty") }
+        return try parse(bytes, file: path)
     }
 
     /// Parses graph-file text. `file` names it in errors.
