@@ -84,6 +84,20 @@ def frames(path, size):
             yield data
 
 
+async def app_session(ws, start, path, chunk):
+    """audiograph's protocol on an open WebSocket: `start` (its fields beside the type), a WAV
+    file's PCM in messages of `chunk` bytes, stop; every event up to `end` (the first answers
+    the start)."""
+    await ws.send(json.dumps({"type": "start", **start}))
+    events = [json.loads(await ws.recv())]
+    for data in frames(path, chunk):
+        await ws.send(data)
+    await ws.send(json.dumps({"type": "stop"}))
+    while events[-1]["type"] != "end":
+        events.append(json.loads(await ws.recv()))
+    return events
+
+
 async def vosk_client(url, path, config=None, chunk=8000):
     """What vosk-server's test.py does: config, binary chunks each answered, then eof."""
     replies = []

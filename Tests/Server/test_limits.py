@@ -15,7 +15,7 @@ from wyoming.client import AsyncTcpClient
 from wyoming.ping import Ping, Pong
 from wyoming.tts import Synthesize
 
-from conftest import BINARY, Server, frames, run, vosk_client
+from conftest import BINARY, Server, app_session, frames, run, vosk_client
 
 
 def test_a_large_vocabulary_is_heard_and_the_server_stays(server, speech):
@@ -28,14 +28,7 @@ def test_a_large_vocabulary_is_heard_and_the_server_stays(server, speech):
 
     async def go():
         async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph") as ws:
-            await ws.send(json.dumps({"type": "start", "graph": "dictation", "vocabulary": words + ["shawarma"]}))
-            events = [json.loads(await ws.recv())]
-            for data in frames(path, 6400):
-                await ws.send(data)
-            await ws.send(json.dumps({"type": "stop"}))
-            while events[-1]["type"] != "end":
-                events.append(json.loads(await ws.recv()))
-            return events
+            return await app_session(ws, {"graph": "dictation", "vocabulary": words + ["shawarma"]}, path, 6400)
     events = run(go())
     assert events[-1]["reason"] == "stopped", events
     finals = [e["text"] for e in events if e["type"] == "final"]

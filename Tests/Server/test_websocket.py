@@ -11,7 +11,7 @@ import urllib.request
 import pytest
 import websockets
 
-from conftest import Server, frames, run, vosk_client
+from conftest import Server, app_session, frames, run, vosk_client
 
 
 def test_audiograph_protocol_session_and_speech(server, speech):
@@ -19,14 +19,8 @@ def test_audiograph_protocol_session_and_speech(server, speech):
 
     async def go():
         async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph") as ws:
-            await ws.send(json.dumps({"type": "start", "graph": "dictation", "rate": 44100, "partials": 0.1,
-                                      "vocabulary": ["shawarma"]}))
-            events = [json.loads(await ws.recv())]
-            for data in frames(path, 8820):
-                await ws.send(data)
-            await ws.send(json.dumps({"type": "stop"}))
-            while events[-1]["type"] != "end":
-                events.append(json.loads(await ws.recv()))
+            events = await app_session(ws, {"graph": "dictation", "rate": 44100, "partials": 0.1, "vocabulary": ["shawarma"]},
+                                       path, 8820)
             # A second session on the same connection, cancelled.
             await ws.send(json.dumps({"type": "start", "graph": "dictation"}))
             started = json.loads(await ws.recv())
