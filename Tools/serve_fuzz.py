@@ -49,7 +49,16 @@ def value(r):
         lambda: {"name": r.choice(["rms", "slt", "kal16", "nobody", 5, None])},
         lambda: "\u00e9\u0000\ud7ff",
         lambda: float("nan"),
+        lambda: nested(r),
     ])()
+
+
+def nested(r):
+    """Objects or arrays nested as deep as Foundation's parser takes (512), or a little less."""
+    out = r.choice([1, "x", None])
+    for _ in range(r.choice([10, 65, 400, 511])):
+        out = [out] if r.random() < 0.5 else {"a": out}
+    return out
 
 
 def frame(kind, data, payload=b""):

@@ -152,11 +152,11 @@ final class SocketLink: @unchecked Sendable {
         fragments.append(contentsOf: bytes)
         guard flags & 0x80 != 0 else { return true }
         if fragmentOpcode == 0x1 {
-            guard let o = (try? JSONSerialization.jsonObject(with: Data(fragments))) as? [String: Any] else {
-                post(.failure(RemoteError(code: "protocol", message: "the server sent something other than a JSON object")))
-                return true
+            switch PeerJSON.object(fragments) {
+            case .success(let o): post(.success(.json(o)))
+            case .failure(let failure):
+                post(.failure(RemoteError(code: "protocol", message: "the server sent a message that is \(failure)")))
             }
-            post(.success(.json(o)))
         } else {
             post(.success(.data(Data(fragments))))
         }

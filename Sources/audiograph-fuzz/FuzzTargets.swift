@@ -1,3 +1,4 @@
+import AudioGraphClient
 import CPocketSphinx
 import CPocketSphinxSupport
 import Foundation
@@ -61,7 +62,7 @@ enum FuzzTargets {
             // A WebSocket text message as both protocols read it (audiograph's start, vosk's
             // config), an app-keys file, a query string.
             let text = String(decoding: bytes, as: UTF8.self)
-            if let m = JSON.object(text) {
+            if case .success(let m) = PeerJSON.object(text.utf8) {
                 _ = AppProtocol.startRequest(m)
                 var config = VoskConfig()
                 if let c = m["config"] as? [String: Any] ?? Optional(m), config.apply(c) != nil, config != VoskConfig() {

@@ -6,10 +6,12 @@ import Testing
 /// The Swift client against servers that take the connection and then say nothing: each call
 /// fails with `timeout` once the endpoint's timeout has passed, instead of waiting for ever.
 /// (Before, a silent listener held `start()` for civetweb's own minute, and a server that
-/// answered the handshake and nothing else held it until the server closed.)
+/// answered the handshake and nothing else held it until the server closed.) And against a
+/// server whose one message is JSON nested too deep to parse on civetweb's small stack.
 @Suite struct QuietServerTests {
     /// A TCP listener on a free loopback port that accepts and reads, and answers nothing, or
-    /// only the WebSocket handshake's status line (civetweb's client checks the 101).
+    /// only the WebSocket handshake's status line (civetweb's client checks the 101), then
+    /// optionally one text message.
     final class QuietServer: @unchecked Sendable {
         let port: Int
         private let listener: Int32
@@ -19,7 +21,7 @@ import Testing
         }
         private let accepted = Accepted()
 
-        init(handshake: Bool, ping: Bool = false) throws {
+        init(handshake: Bool, ping: Bool = false, says message: String? = nil) throws {
             let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             self.listener = listener
             var address = sockaddr_in()
@@ -44,6 +46,11 @@ import Testing
                     _ = read(c, &request, request.count)
                     let reply = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: x\r\n\r\n"
                     _ = reply.withCString { write(c, $0, strlen($0)) }
+                    if let message {
+                        let text = Array(message.utf8)
+                        let frame: [UInt8] = [0x81, 126, UInt8(text.count >> 8), UInt8(text.count & 0xFF)] + text
+                        _ = frame.withUnsafeBytes { write(c, $0.baseAddress, $0.count) }
+                    }
                     guard ping else { continue }
                     let frame: [UInt8] = [0x89, 4] + Array("beat".utf8)
                     _ = frame.withUnsafeBytes { write(c, $0.baseAddress, $0.count) }
@@ -138,5 +145,16 @@ import Testing
         let server = try QuietServer(handshake: true, ping: true)
         _ = await Self.failure { try await RemoteRecognitionSession(server.endpoint(timeout: 1)).start() }
         #expect(server.pongs == ["beat"])
+    }
+
+    @Test func aMessageNestedTooDeepIsAnErrorNotACrash() async throws {
+        // 500 levels: Foundation takes up to 512, and parsing them on the thread civetweb
+        // calls the client on overflowed its stack (the process died). The frame is written
+        // with a 16-bit length, so the message must be at least 126 bytes long.
+        let deep = String(repeating: "{\"a\":", count: 500) + "1" + String(repeating: "}", count: 500)
+        let server = try QuietServer(handshake: true, says: "{\"type\":\"started\",\"x\":\(deep)}")
+        let error = await Self.failure { try await RemoteRecognitionSession(server.endpoint(timeout: 5)).start() }
+        #expect(error?.code == "protocol")
+        #expect(error?.message.contains("nested deeper than 64 levels") == true)
     }
 }

@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -75,6 +76,12 @@ class Server:
 def run(coro, timeout=60):
     """Runs a test's client coroutine, failing it past `timeout` seconds (a server that never answers)."""
     return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+def raw_connection(port):
+    """A plain TCP connection to a Wyoming port, and a reader for wyoming's read_event."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    return s, s.makefile("rb")
 
 
 def frames(path, size):

@@ -12,10 +12,11 @@ import urllib.request
 import pytest
 import websockets
 from wyoming.client import AsyncTcpClient
+from wyoming.event import read_event
 from wyoming.ping import Ping, Pong
 from wyoming.tts import Synthesize
 
-from conftest import BINARY, Server, app_session, frames, run, vosk_client
+from conftest import BINARY, Server, app_session, frames, raw_connection, run, vosk_client
 
 
 def test_a_large_vocabulary_is_heard_and_the_server_stays(server, speech):
@@ -113,6 +114,40 @@ def test_idle_connections_leave_health_checks_served(server):
             for ws in idle:
                 await ws.close()
     assert run(go()) == 200
+
+
+def test_deeply_nested_messages_are_refused_and_the_server_stays(server):
+    """JSON nested a few hundred levels, in every place a client's JSON is read: before, 400
+    levels of {"a": in a WebSocket message overflowed the small stack civetweb runs its
+    handlers on, and the server died (Foundation's parser takes up to 512)."""
+    deep = '{"a":' * 400 + "1" + "}" * 400
+    nested = f'{{"type": "start", "options": {deep}}}'
+
+    async def websocket(path):
+        async with websockets.connect(f"ws://127.0.0.1:{server.http_port}{path}") as ws:
+            await ws.send(nested)
+            first = json.loads(await ws.recv())
+            await ws.send('{"type": "speak", "text": "still here"}' if path == "/audiograph" else '{"eof": 1}')
+            return first, json.loads(await ws.recv())
+    for path, key, after in [("/audiograph", "message", "speak-start"), ("/", "error", None)]:
+        refused, then = run(websocket(path))
+        assert refused["code"] == "bad-json" and "nested deeper than 64 levels" in refused[key], (path, refused)
+        assert then.get("type") == after if after else "text" in then, (path, then)
+
+    s, r = raw_connection(server.wyoming_port)
+    try:
+        s.sendall(('{"type": "describe", "data": ' + deep + "}\n").encode())
+        e = read_event(r)
+        assert e.type == "error" and e.data["code"] == "bad-header" and "nested" in e.data["text"], e
+        s.sendall(json.dumps({"type": "describe", "data_length": len(deep)}).encode() + b"\n" + deep.encode())
+        e = read_event(r)
+        assert e.type == "error" and e.data["code"] == "bad-data" and "nested" in e.data["text"], e
+        s.sendall(b'{"type": "describe"}\n')
+        assert read_event(r).type == "info"
+    finally:
+        s.close()
+    with urllib.request.urlopen(f"http://127.0.0.1:{server.http_port}/healthz") as r:
+        assert r.status == 200
 
 
 def test_connections_past_the_limit_are_refused_at_once(speech):

@@ -17,7 +17,7 @@ from wyoming.ping import Ping, Pong
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
 from wyoming.wake import Detect
 
-from conftest import BINARY, ROOT, Server, run
+from conftest import BINARY, ROOT, Server, raw_connection, run
 
 
 async def send_audio(client, path, chunk=1024, stop=True):
@@ -168,11 +168,6 @@ def test_wake_word_detection_and_not_detected(server, speech):
     assert [e.type for e in miss] == ["not-detected"]
     old = run(go(speech("hello computer"), None, stop=False))
     assert [e.type for e in old] == ["detection"]
-
-
-def raw_connection(port):
-    s = socket.create_connection(("127.0.0.1", port), timeout=10)
-    return s, s.makefile("rb")
 
 
 def test_bad_input_is_an_error_and_the_connection_goes_on(server):

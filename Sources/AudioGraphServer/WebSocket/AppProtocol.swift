@@ -35,7 +35,11 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
     }
 
     func text(_ message: String) -> Bool {
-        guard let m = JSON.object(message) else { return fault("bad-json", "not a JSON object") }
+        let m: [String: Any]
+        switch PeerJSON.object(message.utf8) {
+        case .success(let object): m = object
+        case .failure(let failure): return fault("bad-json", "\(failure)")
+        }
         guard let type = m["type"] as? String else { return fault("bad-message", "a message needs a \"type\" (start, stop, cancel, speak, cancel-speech)") }
         switch type {
         case "start": return start(m)

@@ -1,4 +1,5 @@
 import AudioGraphCore
+import AudioGraphClient
 import Foundation
 import Synchronization
 
@@ -21,8 +22,10 @@ final class VoskProtocol: SocketProtocol, @unchecked Sendable {
     init(socket: WebSocketConnection) { self.socket = socket }
 
     func text(_ message: String) -> Bool {
-        guard let object = JSON.object(message) else {
-            return socket.send(text: JSON.text(["error": "not a JSON object", "code": "bad-json"]))
+        let object: [String: Any]
+        switch PeerJSON.object(message.utf8) {
+        case .success(let o): object = o
+        case .failure(let failure): return socket.send(text: JSON.text(["error": "\(failure)", "code": "bad-json"]))
         }
         if let given = object["config"] {
             guard let c = given as? [String: Any] else { return socket.send(text: JSON.text(["error": "config: expected an object", "code": "bad-config"])) }

@@ -1,3 +1,4 @@
+import AudioGraphClient
 import Foundation
 
 /// Reads Wyoming events out of bytes as they arrive (any cut), bounded: a header line of at
@@ -80,8 +81,10 @@ public struct WyomingParser {
                 if line.count > Self.maxHeaderLine {
                     return .fault(WyomingFault("header line longer than \(Self.maxHeaderLine) bytes", code: "too-large"))
                 }
-                guard let object = try? JSONSerialization.jsonObject(with: Data(line)), let header = object as? [String: Any] else {
-                    return .fault(WyomingFault("header line is not a JSON object", code: "bad-header"))
+                let header: [String: Any]
+                switch PeerJSON.object(line) {
+                case .success(let object): header = object
+                case .failure(let failure): return .fault(WyomingFault("header line is \(failure)", code: "bad-header"))
                 }
                 guard let type = header["type"] as? String, !type.isEmpty else {
                     return .fault(WyomingFault("header has no \"type\" string", code: "bad-header"))
@@ -106,8 +109,10 @@ public struct WyomingParser {
                 start += dataLength + payloadLength
                 stage = .header
                 if dataLength > 0 {
-                    guard let object = try? JSONSerialization.jsonObject(with: Data(dataBytes)), let extra = object as? [String: Any] else {
-                        return .fault(WyomingFault("\(type): the data block is not a JSON object", code: "bad-data"))
+                    let extra: [String: Any]
+                    switch PeerJSON.object(dataBytes) {
+                    case .success(let object): extra = object
+                    case .failure(let failure): return .fault(WyomingFault("\(type): the data block is \(failure)", code: "bad-data"))
                     }
                     data.merge(extra) { _, new in new }
                 }
