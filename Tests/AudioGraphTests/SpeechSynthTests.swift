@@ -1,5 +1,6 @@
 import AudioGraphTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import AudioGraph
@@ -131,6 +132,26 @@ struct SpeechSynthTests {
             #expect(said.count > voice.sampleRate / 10 && said.contains { abs($0) > 0.01 }, "\(name): \(said.count) samples")
         }
         #expect(FliteVoice("hal9000") == nil)
+    }
+
+    /// A run without spaces reaches flite cut at 64 characters. Before, flite's recursion over
+    /// 2,000 characters of `-1-1…` overflowed a civetweb handler's small stack (a server died
+    /// on one `speak`), and its time grew with the square of the length (30,000 letters held
+    /// flite's lock for more than ten minutes).
+    @Test func aLongRunWithoutSpacesIsCut() async throws {
+        let run = String(repeating: "-1", count: 1000)
+        let said = FliteVoice.speakable("say " + run + " now")
+        let words = said.split(separator: " ")
+        #expect(words.first == "say" && words.last == "now" && words.count == 2 + 2000 / 64 + 1, "\(words.count) words")
+        #expect(words.allSatisfy { $0.count <= FliteVoice.longestToken } && words.dropFirst().dropLast().joined() == run)
+        // Spoken on a thread with a small stack, as civetweb's are.
+        let voice = try #require(FliteVoice("rms"))
+        let samples = Mutex<Int?>(nil)
+        let thread = Thread { let n = voice.synthesize(said, rate: 1).count; samples.withLock { $0 = n } }
+        thread.stackSize = 128 << 10
+        thread.start()
+        while samples.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(samples.withLock { $0 }! > 16000, "speaks")
     }
 
     @Test func anUnknownVoiceListsTheVoices() throws {

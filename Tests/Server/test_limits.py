@@ -101,6 +101,28 @@ def test_a_long_text_is_spoken_a_sentence_at_a_time(server):
     assert order == ["long: first chunk", "short: done", "long: done"], order
 
 
+def test_a_long_run_without_spaces_is_spoken_and_the_server_stays(server):
+    """400 characters of `-1-1…` in one `speak`: flite recursed once per character of that
+    token on civetweb's small handler stack, and the server died. Now flite is given runs of
+    at most 64 characters, and the next text on the connection is spoken."""
+    async def go():
+        async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph") as ws:
+            ends, audio = [], 0
+            for text in ["-1" * 200, "still here"]:
+                await ws.send(json.dumps({"type": "speak", "text": text}))
+                while True:
+                    m = await ws.recv()
+                    if isinstance(m, bytes):
+                        audio += len(m)
+                    elif json.loads(m)["type"] in ("speak-end", "error"):
+                        ends.append((json.loads(m), audio))
+                        break
+            return ends
+    (first, after_first), (second, after_second) = run(go())
+    assert first["type"] == "speak-end" and not first["cancelled"] and after_first > 32000 * 10, (first, after_first)
+    assert second["type"] == "speak-end" and after_second > after_first, second
+
+
 def test_idle_connections_leave_health_checks_served(server):
     """Open connections each hold a thread: before, 32 idle WebSockets (32 open pages) took
     every HTTP worker, and /healthz and new clients had no answer with no session running."""
