@@ -44,6 +44,10 @@ enum GrammarCheck {
         do {
             size = try GrammarSize.of(text)
         } catch {
+            if let rule = error.rule {
+                throw Refusal(message: "rule <\(rule)> expands more than \(GrammarSize.deepest) levels deep through the rules it names and their groups",
+                              suggestion: "each rule named inside another is a level, as is each group: name fewer rules within rules")
+            }
             if error.tooDeep { throw Refusal(message: "line \(error.line): nested more than \(JSGFRules.deepest) deep") }
             var fatal: Int32 = 0
             guard ag_jsgf_parses_guarded(path, text, &fatal) != 0 else {

@@ -20,31 +20,58 @@ struct GrammarSize: Equatable, Sendable {
     /// Arcs, words and empty ones.
     var arcs: Int
 
+    /// The most levels of expansion (groups, optionals, repetitions and rules named inside
+    /// rules) from a public rule down to a word. Both this count and PocketSphinx's
+    /// expansion recurse once a level: a chain of 3,000 rules, each naming the next (75 kB
+    /// of text), overflowed an 8 MiB stack and ended a server. No grammar for speech comes
+    /// near it.
+    static let deepest = 300
+
     /// The size of the largest public rule's automaton (PocketSphinx builds one of them).
-    /// Throws where the text is not a grammar this reads, or is nested deeper than
-    /// ``JSGFRules/deepest``.
+    /// Throws where the text is not a grammar this reads, is nested deeper than
+    /// ``JSGFRules/deepest``, or expands deeper than ``deepest``.
     static func of(_ text: String) throws(JSGFRules.Problem) -> GrammarSize {
         let rules = try JSGFRules.parse(JSGFTokens.read(text))
         var counter = Counter(rules: rules.bodies)
-        return rules.publicNames.map { counter.size(ofRule: $0) }
-            .max { ($0.states, $0.arcs) < ($1.states, $1.arcs) } ?? GrammarSize(states: 0, arcs: 0)
+        var largest = GrammarSize(states: 0, arcs: 0)
+        for name in rules.publicNames {
+            let size = counter.size(ofRule: name).size
+            if counter.tooDeep { throw JSGFRules.Problem(line: 0, tooDeep: true, rule: name) }
+            if (size.states, size.arcs) > (largest.states, largest.arcs) { largest = size }
+        }
+        return largest
+    }
+
+    /// A size, and the levels of expansion it took to reach its deepest word.
+    private struct Measure {
+        var size: GrammarSize
+        var depth: Int
+        static let emptyArc = Measure(size: GrammarSize(states: 0, arcs: 1), depth: 0)
     }
 
     /// Counts rule by rule, each rule's size worked out once (a rule in the middle of its own
-    /// expansion is a loop back, as PocketSphinx makes right recursion).
+    /// expansion is a loop back, as PocketSphinx makes right recursion). Stops going down,
+    /// and sets ``tooDeep``, past ``GrammarSize/deepest`` levels, counting the levels under a
+    /// rule already counted where it is named again.
     private struct Counter {
         let rules: [String: JSGFRules.Expansion]
-        var done: [String: GrammarSize] = [:]
+        var done: [String: Measure] = [:]
         var open: Set<String> = []
+        /// Levels of expansion on the way to the one being counted.
+        var depth = 0
+        var tooDeep = false
 
         init(rules: [String: JSGFRules.Expansion]) { self.rules = rules }
 
-        mutating func size(ofRule name: String) -> GrammarSize {
-            if let known = done[name] { return known }
-            if open.contains(name) { return GrammarSize(states: 0, arcs: 1) }
+        mutating func size(ofRule name: String) -> Measure {
+            if let known = done[name] {
+                if depth + known.depth > GrammarSize.deepest { tooDeep = true }
+                return known
+            }
+            if open.contains(name) { return .emptyArc }
             // <NULL>, <VOID> and undefined rules: PocketSphinx makes an empty arc (and
             // reports an undefined one, which the recognizer then refuses).
-            guard let body = rules[name] else { return GrammarSize(states: 0, arcs: 1) }
+            guard let body = rules[name], !tooDeep else { return .emptyArc }
             open.insert(name)
             let s = size(of: body)
             open.remove(name)
@@ -52,28 +79,36 @@ struct GrammarSize: Equatable, Sendable {
             return s
         }
 
-        mutating func size(of e: JSGFRules.Expansion) -> GrammarSize {
+        mutating func size(of e: JSGFRules.Expansion) -> Measure {
+            depth += 1
+            defer { depth -= 1 }
+            if depth > GrammarSize.deepest { tooDeep = true }
+            if tooDeep { return .emptyArc }
+            func under(_ parts: [Measure], states: Int, arcs: Int) -> Measure {
+                Measure(size: GrammarSize(states: states, arcs: arcs), depth: 1 + (parts.map(\.depth).max() ?? 0))
+            }
             switch e {
             case .word:
-                return GrammarSize(states: 0, arcs: 1)
+                return Measure(size: GrammarSize(states: 0, arcs: 1), depth: 1)
             case .rule(let name):
-                return size(ofRule: name)
+                let s = size(ofRule: name)
+                return Measure(size: s.size, depth: 1 + s.depth)
             case .sequence(let items):
                 let parts = items.map { size(of: $0) }
-                return GrammarSize(states: Self.sum(parts.map(\.states) + [max(0, parts.count - 1)]),
-                                   arcs: Self.sum(parts.map(\.arcs)))
+                return under(parts, states: Self.sum(parts.map(\.size.states) + [max(0, parts.count - 1)]),
+                             arcs: Self.sum(parts.map(\.size.arcs)))
             case .alternatives(let branches):
                 let parts = branches.map { size(of: $0) }
-                return GrammarSize(states: Self.sum(parts.map(\.states)), arcs: Self.sum(parts.map(\.arcs)))
+                return under(parts, states: Self.sum(parts.map(\.size.states)), arcs: Self.sum(parts.map(\.size.arcs)))
             case .optional(let x):
                 let s = size(of: x)
-                return GrammarSize(states: s.states, arcs: Self.sum([s.arcs, 1]))
+                return under([s], states: s.size.states, arcs: Self.sum([s.size.arcs, 1]))
             case .repeated(let x):
                 let s = size(of: x)
-                return GrammarSize(states: Self.sum([s.states, 1]), arcs: Self.sum([s.arcs, 2]))
+                return under([s], states: Self.sum([s.size.states, 1]), arcs: Self.sum([s.size.arcs, 2]))
             case .once(let x):
                 let s = size(of: x)
-                return GrammarSize(states: Self.sum([s.states, s.states, 1]), arcs: Self.sum([s.arcs, s.arcs, 1]))
+                return under([s], states: Self.sum([s.size.states, s.size.states, 1]), arcs: Self.sum([s.size.arcs, s.size.arcs, 1]))
             }
         }
 

@@ -133,10 +133,12 @@ struct JSGFRules {
     struct TooDeep: Error { let line: Int }
 
     /// Why a grammar was not read, and where: nested past ``deepest``, or text this does not
-    /// read as JSGF (a syntax error, or text PocketSphinx's parser passes over).
+    /// read as JSGF (a syntax error, or text PocketSphinx's parser passes over); or, with
+    /// `rule`, that public rule expands past ``GrammarSize/deepest`` levels.
     struct Problem: Error, Equatable {
         let line: Int
         let tooDeep: Bool
+        var rule: String? = nil
     }
 
     var bodies: [String: Expansion] = [:]

@@ -46,6 +46,24 @@ import Testing
         #expect(try Self.size(fine) == GrammarSize(states: 0, arcs: 1))
     }
 
+    /// Rules naming rules count as levels too: a chain of 3,000 rules, each naming the next,
+    /// overflowed an 8 MiB stack counting them (a server died on one `start`). The levels
+    /// under a rule already counted are added where it is named again, so counting the
+    /// chain's end first does not hide its depth.
+    @Test func chainsOfRulesPastTheDeepestAreRefused() throws {
+        func chain(_ n: Int, first: String = "<r1>") -> String {
+            "public <r0> = \(first);\n" + (1..<n).map { "<r\($0)> = <r\($0 + 1)> go;" }.joined(separator: "\n") + "\n<r\(n)> = stop;"
+        }
+        #expect(try Self.size(chain(100)).arcs == 100)
+        for rules in [chain(3000), chain(200), "public <end> = <r100>;\n" + chain(200)] {
+            #expect(throws: JSGFRules.Problem(line: 0, tooDeep: true, rule: "r0")) { try Self.size(rules) }
+        }
+        let refusal = #expect(throws: GrammarCheck.Refusal.self) {
+            try GrammarCheck.examine(text: "#JSGF V1.0;\ngrammar g;\n" + chain(3000) + "\n", path: nil)
+        }
+        #expect(refusal?.message == "rule <r0> expands more than 300 levels deep through the rules it names and their groups")
+    }
+
     /// What the scanner drops or reads whole: comments, tags, weights, quoted words, a
     /// header's encoding and locale, imports; the largest public rule counts.
     @Test func readsTheWholeLanguage() throws {

@@ -141,7 +141,8 @@ def test_idle_connections_leave_health_checks_served(server):
 def test_deeply_nested_messages_are_refused_and_the_server_stays(server):
     """JSON nested a few hundred levels, in every place a client's JSON is read: before, 400
     levels of {"a": in a WebSocket message overflowed the small stack civetweb runs its
-    handlers on, and the server died (Foundation's parser takes up to 512)."""
+    handlers on, and the server died (Foundation's parser takes up to 512). And a grammar of
+    rules nested through each other."""
     deep = '{"a":' * 400 + "1" + "}" * 400
     nested = f'{{"type": "start", "options": {deep}}}'
 
@@ -155,6 +156,18 @@ def test_deeply_nested_messages_are_refused_and_the_server_stays(server):
         refused, then = run(websocket(path))
         assert refused["code"] == "bad-json" and "nested deeper than 64 levels" in refused[key], (path, refused)
         assert then.get("type") == after if after else "text" in then, (path, then)
+
+    # A grammar of 3,000 rules, each naming the next: counting its size recursed through all
+    # of them and overflowed the 8 MiB stack sessions are built on.
+    chain = "".join(f"<r{i}> = <r{i + 1}> go;\n" for i in range(1, 3000))
+    grammar = f"#JSGF V1.0;\ngrammar g;\npublic <r0> = <r1>;\n{chain}<r3000> = stop;\n"
+
+    async def start_with_grammar():
+        async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph") as ws:
+            await ws.send(json.dumps({"type": "start", "graph": "command", "grammar": grammar}))
+            return json.loads(await ws.recv())
+    refused = run(start_with_grammar())
+    assert refused["code"] == "session" and "rule <r0> expands more than 300 levels deep" in refused["message"], refused
 
     s, r = raw_connection(server.wyoming_port)
     try:
