@@ -111,20 +111,36 @@ enum FliteLexicon {
     nonisolated(unsafe) private static var lexicon: UnsafeMutablePointer<cst_lexicon>?
 
     /// The phones of `word` (lowercase letters and apostrophes), or nil when flite gives none.
+    /// A word outside flite's lexicon with no vowel letter (a, e, i, o, u, y), or one its
+    /// letter-to-sound rules make nothing of ("djh"), is spelled letter by letter, as flite's
+    /// own synthesizer says it ("xkcd": "ex kay see dee"; its rules gave "z k d", and nothing
+    /// for "djh", which then left the word out of a vocabulary).
     static func pronunciation(of word: String) -> [String]? {
         guard Flite.failure == nil else { return nil }
         return FliteVoice.lock.withLock { _ -> [String]? in
             if lexicon == nil { lexicon = Flite.api.cmu_lex_init() }
-            guard let lexicon, let list = Flite.api.lex_lookup(lexicon, word, nil, nil) else { return nil }
-            defer { Flite.api.delete_val(list) }
-            var phones: [String] = []
-            var v: UnsafePointer<cst_val>? = UnsafePointer(list)
-            while let cell = v {
-                if let s = Flite.api.val_string(Flite.api.val_car(cell)) { phones.append(phone(String(cString: s))) }
-                v = Flite.api.val_cdr(cell)
-            }
-            return phones.isEmpty ? nil : phones
+            guard let lexicon else { return nil }
+            let letters = word.filter { $0 != "'" }
+            let ruled = phones(of: word, in: lexicon)
+            let asLetters = ruled.isEmpty
+                || (Flite.api.in_lex(lexicon, word, nil, nil) == 0 && !letters.contains { "aeiouy".contains($0) })
+            let made = asLetters ? letters.flatMap { phones(of: String($0), in: lexicon, partOfSpeech: "n") } : ruled
+            return made.isEmpty ? nil : made
         }
+    }
+
+    /// flite's phones of `text` in the lexicon (`partOfSpeech` "n": a letter's name, not
+    /// the article "a"), mapped to PocketSphinx's set. Called under ``FliteVoice/lock``.
+    private static func phones(of text: String, in lexicon: UnsafeMutablePointer<cst_lexicon>, partOfSpeech: String? = nil) -> [String] {
+        guard let list = Flite.api.lex_lookup(lexicon, text, partOfSpeech, nil) else { return [] }
+        defer { Flite.api.delete_val(list) }
+        var phones: [String] = []
+        var v: UnsafePointer<cst_val>? = UnsafePointer(list)
+        while let cell = v {
+            if let s = Flite.api.val_string(Flite.api.val_car(cell)) { phones.append(phone(String(cString: s))) }
+            v = Flite.api.val_cdr(cell)
+        }
+        return phones
     }
 
     /// flite's phone ("ax0", "ow1") in the CMU set PocketSphinx's en-us model uses ("AH", "OW").

@@ -20,6 +20,11 @@ import Testing
     @Test func flitesPhonesAreTheModels() {
         #expect(FliteLexicon.phone("ax0") == "AH" && FliteLexicon.phone("ow1") == "OW" && FliteLexicon.phone("hh") == "HH")
         #expect(FliteLexicon.pronunciation(of: "ramen") == ["R", "AA", "M", "AH", "N"])
+        // No vowel letter, or nothing from the letter-to-sound rules: each letter's name ("a"
+        // is "ey", not the article).
+        #expect(FliteLexicon.pronunciation(of: "djh") == ["D", "IY", "JH", "EY", "EY", "CH"])
+        #expect(FliteLexicon.pronunciation(of: "xkcd") == ["EH", "K", "S", "K", "EY", "S", "IY", "D", "IY"])
+        #expect(FliteLexicon.pronunciation(of: "mp's") == ["EH", "M", "P", "IY", "EH", "S"])
     }
 
     @Test func phrasesWordsAndPronunciations() throws {

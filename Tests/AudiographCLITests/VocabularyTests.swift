@@ -39,6 +39,20 @@ import Testing
         #expect(finals(with) == ["find shawarma restaurants nearby"], "\(with.stderr)")
     }
 
+    /// A word without a vowel letter is spelled letter by letter, as flite says it: flite's
+    /// letter-to-sound rules gave "xkcd" as "z k d" (heard as "at eight eating out") and
+    /// nothing at all for "djh", which was then left out and the grammar naming it refused.
+    @Test(.flite) func wordsWithoutVowelsAreSpelled() throws {
+        let wav = try #require(Flite.speech("please open xkcd now"))
+        let vocabulary = try file("sites.txt", "xkcd\ndjh\n")
+        let dictation = try CLI.run(["run", "graphs/dictation.json", "--source", wav.path, "--json", "--set", "asr.vocabulary=\(vocabulary.path)"])
+        #expect(finals(dictation).joined(separator: " ").contains("open xkcd"), "\(finals(dictation)) \(dictation.stderr)")
+        let grammar = try file("sites.gram", "#JSGF V1.0;\ngrammar sites;\npublic <open> = please open (xkcd | djh) now;\n")
+        let command = try CLI.run(["run", "graphs/command.json", "--source", wav.path, "--json",
+                                   "--set", "asr.grammar=\(grammar.path)", "--set", "asr.vocabulary=\(vocabulary.path)"])
+        #expect(finals(command) == ["please open xkcd now"], "\(command.stderr)")
+    }
+
     @Test(.flite, arguments: [("ramen\tR AA M EN\n", ["line 1", "phones the model lacks: EN"]),
                               ("good\nbad word!\n", ["line 2", "\"word!\""]),
                               ("two words\tT UW\n", ["line 1", "one word, not a phrase"]),

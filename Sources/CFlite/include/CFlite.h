@@ -9,7 +9,7 @@
 cst_lexicon *_Nullable cmu_lex_init(void);
 
 #define AG_FLITE_FUNCTIONS(X) X(flite_init) X(flite_text_to_wave) X(delete_wave) X(feat_set_float) \
-    X(lex_lookup) X(delete_val) X(val_string) X(val_car) X(val_cdr)
+    X(lex_lookup) X(in_lex) X(delete_val) X(val_string) X(val_car) X(val_cdr)
 
 #define AG_FLITE_FIELD(f) __typeof__(f) *_Nonnull f;
 typedef struct {
