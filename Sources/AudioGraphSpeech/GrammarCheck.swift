@@ -15,7 +15,7 @@ import CPocketSphinxSupport
 ///    arcs once joined.
 ///
 /// A grammar PocketSphinx does not parse passes: its load then reports the syntax error.
-enum GrammarCheck {
+package enum GrammarCheck {
     /// The most states or word arcs the text may count (PocketSphinx takes about a second to
     /// build 20,000, and the time grows with the square).
     static let mostStatesOrArcs = 50_000
@@ -27,6 +27,14 @@ enum GrammarCheck {
     /// with them. A chain of 140 optional words (the dictionary's first) is under it (9,870)
     /// and decodes 2 s of speech in 1.7 s, 100 in 0.7 s; 300 other words (45,000) took 39 s.
     static let mostJoinedEmptyArcs = 10_000
+
+    /// Whether `text` imports other grammars, as PocketSphinx's scanner reads it: `import`
+    /// outside a rule's body, wherever on its line (after a comment, or the header on the same
+    /// line). PocketSphinx then reads `<a.b.*>` from the file `a/b.gram` beside the process or
+    /// the grammar: a server refuses this in a client's grammar.
+    package static func imports(_ text: String) -> Bool {
+        JSGFTokens.read(text).tokens.contains { $0.token == .import }
+    }
 
     /// Why the grammar was refused, and what to do instead where there is something to say.
     struct Refusal: Error {

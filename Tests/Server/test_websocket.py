@@ -111,6 +111,29 @@ def test_command_grammar_and_end_of_speech(server, speech, said, vocabulary):
     assert events[-1]["reason"] == "end-of-speech"
 
 
+def test_a_grammar_import_is_refused_wherever_it_is_written(server):
+    """A client's grammar may not import: PocketSphinx reads <a.b.*> from the file a/b.gram
+    beside the server. Before, only an import at a line's start was refused: after the
+    header or a comment on the same line it was read (PocketSphinx went looking for the file),
+    and the word "import" starting a line of a rule's body was refused."""
+    refused = ["#JSGF V1.0;\ngrammar g; import <command.*>;\npublic <a> = go | <command.command>;\n",
+               "#JSGF V1.0;\ngrammar g;\n/* x */ import <command.*>;\npublic <a> = go | <command.command>;\n",
+               "#JSGF V1.0; grammar g; import <command.*>; public <a> = go;\n"]
+    taken = "#JSGF V1.0;\ngrammar g;\npublic <a> = go home |\n  import the photos;\n"  # refused before
+
+    async def go():
+        answers = []
+        for grammar in refused + [taken]:
+            async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph") as ws:
+                await ws.send(json.dumps({"type": "start", "graph": "command", "grammar": grammar}))
+                answers.append(json.loads(await ws.recv()))
+        return answers
+    answers = run(go())
+    for answer in answers[:3]:
+        assert answer["code"] == "bad-request" and "import is not allowed" in answer["message"], answer
+    assert answers[3]["type"] == "started", answers[3]
+
+
 def test_assistant_mode_wake_word_then_command(server, speech):
     """A thin device's assistant: `wake-word` makes the session the assistant's recognizer:
     wake and assistant events, the command's final, and it goes on until stopped."""

@@ -73,7 +73,7 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
         if let g = m["grammar"] {
             guard let g = g as? String else { return bad("grammar must be JSGF text") }
             // JSGF's import reads other grammar files beside the grammar: the server's files.
-            if g.range(of: #"(?m)^\s*import\b"#, options: .regularExpression) != nil {
+            if GrammarCheck.imports(g) {
                 return bad("grammar: import is not allowed (a client's grammar holds all its rules)")
             }
             options.grammar = g
