@@ -32,18 +32,20 @@ extension RemoteEvent {
     /// The event in a server message, or nil for one the client does not report.
     static func parse(_ m: [String: Any]) -> RemoteEvent? {
         func d(_ k: String, _ o: [String: Any] = [:]) -> Double { ((o.isEmpty ? m : o)[k] as? NSNumber)?.doubleValue ?? 0 }
+        // A whole number; 0 past what a Double holds exactly (Int(1e300) would stop the process).
+        func i(_ k: String, _ o: [String: Any] = [:]) -> Int { let x = d(k, o); return abs(x) < 0x1p53 ? Int(x) : 0 }
         switch m["type"] as? String {
         case "speech-start": return .speechStart(t: d("t"))
         case "speech-end": return .speechEnd(t: d("t"))
-        case "partial": return .partial(utterance: Int(d("utterance")), text: m["text"] as? String ?? "")
+        case "partial": return .partial(utterance: i("utterance"), text: m["text"] as? String ?? "")
         case "final":
             let words = (m["words"] as? [[String: Any]] ?? []).map {
                 RecognitionResult.Word(word: $0["word"] as? String ?? "", start: d("start", $0), end: d("end", $0), confidence: d("confidence", $0))
             }
             let alternatives = (m["alternatives"] as? [[String: Any]] ?? []).map {
-                RecognitionResult.Alternative(text: $0["text"] as? String ?? "", score: Int(d("score", $0)))
+                RecognitionResult.Alternative(text: $0["text"] as? String ?? "", score: i("score", $0))
             }
-            return .final(RecognitionResult(utterance: Int(d("utterance")), text: m["text"] as? String ?? "", start: d("start"), end: d("end"),
+            return .final(RecognitionResult(utterance: i("utterance"), text: m["text"] as? String ?? "", start: d("start"), end: d("end"),
                                             confidence: d("confidence"), alternatives: alternatives, words: words))
         case "warning": return .warning(m["message"] as? String ?? "")
         case "wake": return .wake(phrase: m["phrase"] as? String ?? "", t: d("t"))

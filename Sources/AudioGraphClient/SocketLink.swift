@@ -27,6 +27,10 @@ final class SocketLink: @unchecked Sendable {
     }
     private let inbox = Mutex(Inbox())
     private var fragments: [UInt8] = []
+    /// The largest message taken from a server, whole or in fragments: its events are small
+    /// and its speech comes a frame at a time. Past it the connection is closed with a
+    /// `protocol` error, instead of the client growing for as long as a server sends.
+    static let largestMessage = 16 << 20
     private var fragmentOpcode: Int32 = 0
     private let closed = Mutex(false)
     /// Signalled once civetweb's client thread has called the close handler (it is done with
@@ -149,6 +153,11 @@ final class SocketLink: @unchecked Sendable {
             fragmentOpcode = opcode
         default: break
         }
+        guard fragments.count + bytes.count <= Self.largestMessage else {
+            fragments.removeAll()
+            post(.failure(RemoteError(code: "protocol", message: "the server sent a message of more than \(Self.largestMessage >> 20) MB")))
+            return false  // civetweb closes the connection
+        }
         fragments.append(contentsOf: bytes)
         guard flags & 0x80 != 0 else { return true }
         if fragmentOpcode == 0x1 {
@@ -197,7 +206,12 @@ final class SocketLink: @unchecked Sendable {
 
     private func write(opcode: Int32, _ data: Data) throws {
         guard let connection, !closed.withLock({ $0 }) else {
-            throw RemoteError(code: "connection-lost", message: "the connection to the server dropped")
+            // Why it closed, when that is known (a message past the largest, say), before
+            // that it did.
+            let why = inbox.withLock { box in
+                box.messages.lazy.compactMap { if case .failure(let e) = $0, e.code != "connection-lost" { e } else { nil } }.first
+            }
+            throw why ?? RemoteError(code: "connection-lost", message: "the connection to the server dropped")
         }
         let n = data.withUnsafeBytes { mg_websocket_client_write(connection, opcode, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
         if n <= 0 { throw RemoteError(code: "connection-lost", message: "the connection to the server dropped (a write failed)") }

@@ -11,7 +11,7 @@ import Testing
 @Suite struct QuietServerTests {
     /// A TCP listener on a free loopback port that accepts and reads, and answers nothing, or
     /// only the WebSocket handshake's status line (civetweb's client checks the 101), then
-    /// optionally one text message.
+    /// optionally one text message (in fragments of 1 MiB).
     final class QuietServer: @unchecked Sendable {
         let port: Int
         private let listener: Int32
@@ -47,9 +47,20 @@ import Testing
                     let reply = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: x\r\n\r\n"
                     _ = reply.withCString { write(c, $0, strlen($0)) }
                     if let message {
+                        // In fragments of at most 1 MiB (a text frame, then continuations).
                         let text = Array(message.utf8)
-                        let frame: [UInt8] = [0x81, 126, UInt8(text.count >> 8), UInt8(text.count & 0xFF)] + text
-                        _ = frame.withUnsafeBytes { write(c, $0.baseAddress, $0.count) }
+                        let pieces = stride(from: 0, to: text.count, by: 1 << 20).map { text[$0..<min($0 + (1 << 20), text.count)] }
+                        for (i, piece) in pieces.enumerated() {
+                            let opcode: UInt8 = (i == 0 ? 0x1 : 0x0) | (i == pieces.count - 1 ? 0x80 : 0)
+                            let length: [UInt8] = piece.count < 1 << 16
+                                ? [126] + (0..<2).reversed().map { UInt8(truncatingIfNeeded: piece.count >> (8 * $0)) }
+                                : [127] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: piece.count >> (8 * $0)) }
+                            let frame: [UInt8] = [opcode] + length + piece
+                            var sent = 0
+                            // MSG_NOSIGNAL: a client that closes first is no SIGPIPE for the tests.
+                            while sent < frame.count, case let n = frame.withUnsafeBytes({ send(c, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }), n > 0 { sent += n }
+                            guard sent == frame.count else { break }
+                        }
                     }
                     guard ping else { continue }
                     let frame: [UInt8] = [0x89, 4] + Array("beat".utf8)
@@ -150,11 +161,21 @@ import Testing
     @Test func aMessageNestedTooDeepIsAnErrorNotACrash() async throws {
         // 500 levels: Foundation takes up to 512, and parsing them on the thread civetweb
         // calls the client on overflowed its stack (the process died). The frame is written
-        // with a 16-bit length, so the message must be at least 126 bytes long.
+        // with a 16- or 64-bit length, so the message must be at least 126 bytes long.
         let deep = String(repeating: "{\"a\":", count: 500) + "1" + String(repeating: "}", count: 500)
         let server = try QuietServer(handshake: true, says: "{\"type\":\"started\",\"x\":\(deep)}")
         let error = await Self.failure { try await RemoteRecognitionSession(server.endpoint(timeout: 5)).start() }
         #expect(error?.code == "protocol")
         #expect(error?.message.contains("nested deeper than 64 levels") == true)
+    }
+
+    @Test func aMessagePastTheLargestIsAnErrorNotAllMemory() async throws {
+        // A server may send fragments without end (civetweb hands each frame over as it
+        // comes); here 17 of 1 MiB.
+        let huge = "{\"type\":\"started\",\"x\":\"" + String(repeating: "x", count: 17 << 20) + "\"}"
+        let server = try QuietServer(handshake: true, says: huge)
+        let error = await Self.failure { try await RemoteRecognitionSession(server.endpoint(timeout: 30)).start() }
+        #expect(error?.code == "protocol")
+        #expect(error?.message == "the server sent a message of more than 16 MB")
     }
 }
