@@ -1,3 +1,4 @@
+import AudioGraphCore
 import Foundation
 
 /// App ids and keys, as SpeechKit's apps have them (`--keys FILE`): one app a line,
@@ -17,6 +18,9 @@ public struct AppKeys: Sendable {
 
     /// Reads `path`; throws ``ServerError`` naming the file and line of a mistake.
     public init(file path: String) throws {
+        // /dev/zero would be read for ever; a pipe is read empty.
+        let kind = PathKind(path)
+        guard kind == .regular || kind == .missing else { throw ServerError("--keys \(path): is \(kind.noun), not a file") }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ServerError("--keys \(path): cannot read the file")
         }

@@ -57,8 +57,13 @@ struct RecognizerSettings: Sendable {
             wake = nil
         }
         func mustExist(_ path: String, _ param: String, directory: Bool = false) throws(GraphError) {
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue == directory else {
+            let kind = PathKind(path)
+            guard kind == (directory ? .directory : .regular) else {
+                // A pipe or a device is no file: they are read whole, and more than once (by
+                // this check, then by PocketSphinx), and /dev/zero never ends.
+                if kind != .missing && !directory && kind != .directory {
+                    throw p.error(param, "\(path): is \(kind.noun), not a file")
+                }
                 throw p.error(param, "\(path): no such \(directory ? "model directory" : "file")",
                               suggestion: param == "grammar" || param == "vocabulary" ? nil : "install Debian's pocketsphinx-en-us or point \(param) at a model")
             }

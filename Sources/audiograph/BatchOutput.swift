@@ -17,8 +17,7 @@ enum BatchOutput {
             guard create else { return }
             if let failure = makeFolders(folder) { throw refuse(failure) }
         case .regular: throw refuse("is a file, not a folder")
-        case .pipe: throw refuse("is a pipe, not a folder")
-        case .special(let what): throw refuse("is \(what), not a folder")
+        case .pipe, .socket, .special: throw refuse("is \(PathKind(folder).noun), not a folder")
         case .unreadable(let why): throw refuse(why)
         }
     }

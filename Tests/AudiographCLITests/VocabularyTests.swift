@@ -71,4 +71,18 @@ import Testing
         let r = try CLI.run(["validate", "graphs/dictation.json", "--set", "asr.vocabulary=/nonexistent/words.txt"])
         #expect(r.status == 2 && r.stderr.contains("/nonexistent/words.txt") && r.stderr.contains("vocabulary"), "\(r.stderr)")
     }
+
+    /// A device or a pipe where a file is read: /dev/zero as a vocabulary was read until
+    /// memory ran out; a pipe as a grammar was read empty by the check and then again by
+    /// PocketSphinx. Each is one line naming what is there.
+    @Test func devicesAndPipesAreNoFiles() throws {
+        let fifo = CLI.tempDir().appendingPathComponent("grammar.fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for (set, says) in [("asr.vocabulary=/dev/zero", "/dev/zero: is a character device, not a file"),
+                            ("asr.grammar=\(fifo)", "\(fifo): is a pipe, not a file"),
+                            ("asr.dict=/dev/null", "/dev/null: is a character device, not a file")] {
+            let r = try CLI.run(["validate", "graphs/command.json", "--set", set])
+            #expect(r.status == 2 && r.stderr.contains(says) && r.stderr.split(separator: "\n").count == 1, "\(set): \(r.stderr)")
+        }
+    }
 }

@@ -63,8 +63,7 @@ package final class FileSource: AudioNode {
         case .directory:
             throw EngineError(.audioFile, "is a directory, not a sound file", file: path, parameter: "path",
                               suggestion: "`audiograph batch GRAPH DIR` runs a graph on every sound file in a folder")
-        case .pipe: kind = "a pipe"
-        case .special(let name): kind = name
+        case .pipe, .socket, .special: kind = PathKind(path).noun
         }
         throw EngineError(.audioFile, "is \(kind), not a sound file it can seek in", file: path, parameter: "path",
                           suggestion: "save the audio to a file first, or push it in through audiograph serve or a stream-source")

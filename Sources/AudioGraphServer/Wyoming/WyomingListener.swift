@@ -40,7 +40,7 @@ final class WyomingListener: @unchecked Sendable {
             // a file there was deleted, and a live server's socket taken from it.
             switch PathKind(path) {
             case .missing: break
-            case .special("a socket"):
+            case .socket:
                 let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
                 let answered = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } } == 0
                 close(probe)
