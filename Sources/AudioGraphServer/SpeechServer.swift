@@ -65,7 +65,13 @@ public final class SpeechServer: @unchecked Sendable {
         RecognitionSession.keepsLoadedModels = true
         let decoders = configuration.decoders ?? ProcessInfo.processInfo.activeProcessorCount
         WorkSlots.limit = decoders > 0 ? WorkSlots(decoders) : nil
-        for name in catalog.names { warmUp(name) }
+        // A graph that does not load would fail every session of it: the server does not start.
+        let failed = catalog.names.compactMap { name in warmUp(name).map { (name: name, why: $0) } }
+        if let first = failed.first {
+            stop()
+            let others = failed.dropFirst().map(\.name)
+            throw ServerError("graph \(first.name) does not load: \(first.why)" + (others.isEmpty ? "" : " (nor do \(others.joined(separator: ", ")))"))
+        }
         for name in catalog.names { workers?.refill(name) }
         readyFlag.store(true, ordering: .releasing)
         log("serve: ready (graphs: \(catalog.names.joined(separator: ", ")); at most \(configuration.maxSessions) sessions)")
@@ -99,8 +105,9 @@ public final class SpeechServer: @unchecked Sendable {
 
     func write(log line: String) { log(line) }
 
-    /// Runs a session of graph `name` on a second of silence so its model is loaded and kept.
-    private func warmUp(_ name: String) {
+    /// Runs a session of graph `name` on a second of silence so its model is loaded and kept;
+    /// why it does not load, if it does not.
+    private func warmUp(_ name: String) -> String? {
         let started = Date()
         do {
             let s = try StreamingRecognition(catalog: catalog, options: .init(graph: name), rate: 16000, channels: 1, width: 2) { _ in }
@@ -109,8 +116,9 @@ public final class SpeechServer: @unchecked Sendable {
             s.finishAudio()
             _ = s.waitUntilEnded()
             log(String(format: "serve: graph %@ loaded in %.2f s", name, Date().timeIntervalSince(started)))
+            return nil
         } catch {
-            log("serve: graph \(name) does not load: \(error)")
+            return "\(error)"
         }
     }
 

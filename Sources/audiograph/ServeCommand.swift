@@ -30,7 +30,9 @@ enum ServeCommand: Command {
                                   port 0 picks a free one, printed at start).
           --graphs DIR            Graph files sessions are built from (default: ./Graphs if
                                   present, else the first folder of bundled
-                                  graphs `audiograph run --list` shows).
+                                  graphs `audiograph run --list` shows). Each
+                                  is loaded at start; one that does not load
+                                  stops the start (exit 2, naming it).
           --keys FILE             App keys for the WebSocket protocols: one app a line,
                                   ID KEY [MAX-SESSIONS]; clients send ?app=ID&key=KEY.
           --max-sessions N        Sessions at once, over all protocols (default 16); beyond,

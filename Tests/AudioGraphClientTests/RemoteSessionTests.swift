@@ -14,8 +14,12 @@ import Testing
         let process = Process()
         let port: Int
 
+        private let log: URL
+        private var killed = false
+
         init(port: Int = 0, arguments: [String] = []) throws {
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("ag-client-serve-\(UUID().uuidString).log")
+            self.log = log
             FileManager.default.createFile(atPath: log.path, contents: nil)
             process.executableURL = RemoteSessionTests.root.appendingPathComponent(".build/debug/audiograph")
             process.arguments = ["serve", "--wyoming", "none", "--http", "127.0.0.1:\(port)", "--graphs",
@@ -39,7 +43,15 @@ import Testing
         var endpoint: ServerEndpoint { ServerEndpoint(url: URL(string: "ws://127.0.0.1:\(port)")!) }
 
         func kill() {
-            if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+            if process.isRunning {
+                Foundation.kill(process.processIdentifier, SIGKILL)
+            } else if !killed {
+                // Gone before the test stopped it: say how, and what it logged (a test that
+                // then failed to connect is explained here).
+                let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                FileHandle.standardError.write(Data("test server on port \(port) had exited (\(process.terminationReason == .uncaughtSignal ? "signal" : "status") \(process.terminationStatus)); its log:\n\(text)\n".utf8))
+            }
+            killed = true
             process.waitUntilExit()
         }
 
