@@ -18,7 +18,7 @@ public struct AppKeys: Sendable {
 
     /// Reads `path`; throws ``ServerError`` naming the file and line of a mistake.
     public init(file path: String) throws {
-        // /dev/zero would be read for ever; a pipe is read empty.
+        // A device or a pipe is no keys file (Foundation cannot read either: say what is there).
         let kind = PathKind(path)
         guard kind == .regular || kind == .missing else { throw ServerError("--keys \(path): is \(kind.noun), not a file") }
         guard let data = FileManager.default.contents(atPath: path) else {

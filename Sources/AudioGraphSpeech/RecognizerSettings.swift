@@ -59,8 +59,8 @@ struct RecognizerSettings: Sendable {
         func mustExist(_ path: String, _ param: String, directory: Bool = false) throws(GraphError) {
             let kind = PathKind(path)
             guard kind == (directory ? .directory : .regular) else {
-                // A pipe or a device is no file: they are read whole, and more than once (by
-                // this check, then by PocketSphinx), and /dev/zero never ends.
+                // A pipe or a device is no file: PocketSphinx reads a grammar by name after
+                // the check, and its parser read /dev/zero for ever and waited on a pipe.
                 if kind != .missing && !directory && kind != .directory {
                     throw p.error(param, "\(path): is \(kind.noun), not a file")
                 }

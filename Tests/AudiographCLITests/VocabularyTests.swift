@@ -72,9 +72,9 @@ import Testing
         #expect(r.status == 2 && r.stderr.contains("/nonexistent/words.txt") && r.stderr.contains("vocabulary"), "\(r.stderr)")
     }
 
-    /// A device or a pipe where a file is read: /dev/zero as a vocabulary was read until
-    /// memory ran out; a pipe as a grammar was read empty by the check and then again by
-    /// PocketSphinx. Each is one line naming what is there.
+    /// A device or a pipe where a file is read: as a grammar, PocketSphinx's parser read
+    /// /dev/zero for ever and waited on a pipe for a writer; as a vocabulary they were "cannot
+    /// read". Each is one line naming what is there.
     @Test func devicesAndPipesAreNoFiles() throws {
         let fifo = CLI.tempDir().appendingPathComponent("grammar.fifo").path
         #expect(mkfifo(fifo, 0o600) == 0)

@@ -34,7 +34,7 @@ def keys_file(text):
     (["--decoders", "two"], "--decoders two"),
     (["--wyoming", "none", "--http", "none"], "nothing to listen on"),
     (["--keys", "/nonexistent.keys"], "--keys /nonexistent.keys"),
-    (["--keys", "/dev/zero"], "--keys /dev/zero: is a character device, not a file"),  # before: read for ever
+    (["--keys", "/dev/zero"], "--keys /dev/zero: is a character device, not a file"),  # before: "cannot read"
     # a graph that does not load: before, the server said ready and failed every session of it
     (["--set", "asr.vocabulary=/dev/zero"], "/command.json: node \"asr\": parameter \"vocabulary\": "
                                             "/dev/zero: is a character device, not a file (nor do dictation, transcribe, wakeword)"),
