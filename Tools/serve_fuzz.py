@@ -80,7 +80,7 @@ def any_event(r):
 def exchange(r):
     """A plausible exchange, bent: odd formats, odd voices and texts, events dropped or added."""
     kind = r.choice(["transcribe", "transcribe", "detect", "synthesize", "streaming"])
-    fmt = dict(rate=r.choice([16000, 16000, 8000, 44100, 22050, 1, 2**31]), width=r.choice([2, 2, 2, 4, 1]),
+    fmt = dict(rate=r.choice([16000, 16000, 8000, 44100, 22050, 1, 2**31, 1e300, 16000.5]), width=r.choice([2, 2, 2, 4, 1, -1e300]),
                channels=r.choice([1, 1, 2, 3]))
     seq = []
     if kind == "transcribe":

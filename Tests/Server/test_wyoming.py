@@ -188,6 +188,21 @@ def test_bad_input_is_an_error_and_the_connection_goes_on(server):
         assert read_event(r).data["code"] == "no-audio"
         s.sendall(json.dumps({"type": "audio-start", "data": {"rate": 1, "width": 2, "channels": 1}}).encode() + b"\n")
         assert read_event(r).data["code"] == "bad-audio"
+        # Numbers past Int's range: before, Swift's conversion stopped the server.
+        for fields in [{"rate": 1e300, "width": 2, "channels": 1}, {"rate": 16000, "width": 2, "channels": -1e300},
+                       {"rate": 16000.5, "width": 2, "channels": 1}]:
+            s.sendall(json.dumps({"type": "audio-start", "data": fields}).encode() + b"\n")
+            e = read_event(r)
+            assert e.data["code"] == "bad-audio" and "whole numbers" in e.data["text"], (fields, e.data)
+        s.sendall(json.dumps({"type": "transcribe"}).encode() + b"\n"
+                  + json.dumps({"type": "audio-start", "data": {"rate": 16000, "width": 2, "channels": 1}}).encode() + b"\n")
+        assert read_event(r).type == "transcript-start"
+        s.sendall(json.dumps({"type": "audio-chunk", "data": {"rate": 1e300, "width": 2, "channels": 1}, "payload_length": 4}).encode()
+                  + b"\n" + bytes(4))
+        assert read_event(r).data["code"] == "bad-audio"
+        s.sendall(json.dumps({"type": "audio-stop"}).encode() + b"\n")
+        while read_event(r).type != "transcript-stop":  # the stream goes on to its end
+            pass
         s.sendall(json.dumps({"type": "transcribe", "data": {"name": "nosuch"}}).encode() + b"\n")
         e = read_event(r)
         assert e.data["code"] == "model" and "nosuch" in e.data["text"]

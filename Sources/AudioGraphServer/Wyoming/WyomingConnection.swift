@@ -122,8 +122,8 @@ final class WyomingConnection: @unchecked Sendable {
 
     private func startStream(_ e: WyomingEvent) {
         if stream != nil { endStream(cancelled: true) }
-        guard let rate = e.number("rate"), let width = e.number("width"), let channels = e.number("channels") else {
-            return fault("audio-start needs rate, width and channels", "bad-audio")
+        guard let rate = e.whole("rate"), let width = e.whole("width"), let channels = e.whole("channels") else {
+            return fault("audio-start needs rate, width and channels, whole numbers", "bad-audio")
         }
         var options = StreamingRecognition.Options()
         let purpose = self.purpose ?? .wake(names: [])  // audio alone: Home Assistant's older wake sequence
@@ -139,8 +139,8 @@ final class WyomingConnection: @unchecked Sendable {
         let phrase = options.keyphrase ?? server.catalog.entries[options.graph]?.keyphrase
         heard.withLock { $0 = Heard(); $0.phrase = phrase }
         let isWake: Bool = if case .wake = purpose { true } else { false }
-        switch server.beginSession(.wyoming, peer: channel.peer, app: nil, appLimit: nil, options: options, rate: Int(rate),
-                                   channels: Int(channels), width: Int(width), onEvent: { [weak self] event in self?.sessionEvent(event, wake: isWake) }) {
+        switch server.beginSession(.wyoming, peer: channel.peer, app: nil, appLimit: nil, options: options, rate: rate,
+                                   channels: channels, width: width, onEvent: { [weak self] event in self?.sessionEvent(event, wake: isWake) }) {
         case .success(let s):
             stream = s
             if !isWake { send(WyomingEvent("transcript-start", ["language": "en"])) }
@@ -151,8 +151,9 @@ final class WyomingConnection: @unchecked Sendable {
 
     private func pushChunk(_ e: WyomingEvent) {
         guard let stream else { return fault("audio-chunk without audio-start", "no-audio") }
-        if let r = e.number("rate"), Int(r) != stream.rate || e.number("width").map({ Int($0) != stream.width }) == true
-            || e.number("channels").map({ Int($0) != stream.channels }) == true {
+        // A field that is there must be the stream's (a number that is no whole number is not).
+        func differs(_ key: String, _ value: Int) -> Bool { !(e.data[key] == nil || e.data[key] is NSNull) && e.whole(key) != value }
+        if differs("rate", stream.rate) || differs("width", stream.width) || differs("channels", stream.channels) {
             return fault("audio-chunk: format differs from audio-start's (\(stream.rate) Hz, \(stream.width) bytes, \(stream.channels) channels)", "bad-audio")
         }
         guard let payload = e.payload else { return }
