@@ -10,14 +10,15 @@ enum BatchOutput {
     /// process can write in.
     static func prepare(_ folder: String, create: Bool) throws(UsageError) {
         func refuse(_ why: String) -> UsageError { UsageError("batch: --output \(folder): \(why)") }
-        switch PathKind(folder) {
+        let kind = PathKind(folder)
+        switch kind {
         case .directory:
             guard access(folder, W_OK | X_OK) == 0 else { throw refuse("cannot write in it: \(String(cString: strerror(errno)))") }
         case .missing:
             guard create else { return }
             if let failure = makeFolders(folder) { throw refuse(failure) }
         case .regular: throw refuse("is a file, not a folder")
-        case .pipe, .socket, .special: throw refuse("is \(PathKind(folder).noun), not a folder")
+        case .pipe, .socket, .special: throw refuse("is \(kind.noun), not a folder")
         case .unreadable(let why): throw refuse(why)
         }
     }

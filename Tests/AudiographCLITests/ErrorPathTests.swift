@@ -69,7 +69,16 @@ import Testing
         // A link that leads back to itself: stat's own words, not "no such file".
         let loop = dir.appendingPathComponent("loop.wav")
         try FileManager.default.createSymbolicLink(atPath: loop.path, withDestinationPath: loop.path)
-        for (source, kind) in [(pipe.path, "is a pipe"), ("/dev/zero", "is a character device"),
+        // A unix socket (a server's, say) is no sound file either.
+        let socketPath = dir.appendingPathComponent("server.sock").path
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in socketPath.utf8.enumerated() { raw[i] = b } }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        #expect(bound == 0)
+        for (source, kind) in [(pipe.path, "is a pipe"), ("/dev/zero", "is a character device"), (socketPath, "is a socket"),
                                (loop.path, "cannot open: Too many levels of symbolic links")] {
             let r = try CLI.run(["run", "Graphs/gain.json", "--source", source, "--set", "out.path=\(dir.path)/o.wav"])
             #expect(r.status == 1 && r.stderrLines.count == 1 && r.stderr.contains(kind) && r.stderr.contains(source), "\(r.stderr)")

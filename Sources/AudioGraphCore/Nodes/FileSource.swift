@@ -55,17 +55,17 @@ package final class FileSource: AudioNode {
     /// pipe or device, which the readers cannot seek in (a pipe's open would wait for a writer
     /// for ever, and reading one gave no audio). A path that is not there is the readers' to name.
     static func checkIsRegularFile(_ path: String) throws(EngineError) {
-        let kind: String
-        switch PathKind(path) {
+        let kind = PathKind(path)
+        switch kind {
         case .regular, .missing: return  // a missing file: the readers say so, with the same words
         case .unreadable(let why):
             throw EngineError(.audioFile, "cannot open: \(why)", file: path, parameter: "path")
         case .directory:
             throw EngineError(.audioFile, "is a directory, not a sound file", file: path, parameter: "path",
                               suggestion: "`audiograph batch GRAPH DIR` runs a graph on every sound file in a folder")
-        case .pipe, .socket, .special: kind = PathKind(path).noun
+        case .pipe, .socket, .special: break
         }
-        throw EngineError(.audioFile, "is \(kind), not a sound file it can seek in", file: path, parameter: "path",
+        throw EngineError(.audioFile, "is \(kind.noun), not a sound file it can seek in", file: path, parameter: "path",
                           suggestion: "save the audio to a file first, or push it in through audiograph serve or a stream-source")
     }
 
