@@ -24,12 +24,8 @@ public struct AppKeys: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ServerError("--keys \(path): cannot read the file")
         }
-        // A Windows editor's byte order mark would have joined the first app's id.
-        var bytes = [UInt8](data)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ServerError("--keys \(path): not UTF-8 text" + (bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) ? " (UTF-16: save it as UTF-8)" : ""))
-        }
+        // Past a Windows editor's byte order mark (it had joined the first app's id).
+        guard let text = TextBytes.utf8([UInt8](data)) else { throw ServerError("--keys \(path): \(TextBytes.notUTF8([UInt8](data)))") }
         try self.init(text: text, name: path)
     }
 

@@ -37,8 +37,8 @@ struct Vocabulary {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw EngineError(.io, "cannot read the vocabulary", file: path, parameter: "vocabulary")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw EngineError(.model, "is not UTF-8 text", file: path, parameter: "vocabulary")
+        guard let text = TextBytes.utf8([UInt8](data)) else {
+            throw EngineError(.model, "is \(TextBytes.notUTF8([UInt8](data)))", file: path, parameter: "vocabulary")
         }
         var entries: [Checked] = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

@@ -35,6 +35,18 @@ import Testing
         #expect(v.words.allSatisfy { $0.phones.allSatisfy(Self.phones.contains) })
     }
 
+    /// From a Windows editor: a UTF-8 byte order mark is read past; UTF-16 is named.
+    @Test func byteOrderMarks() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vocab-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data([0xEF, 0xBB, 0xBF] + Array("shawarma\n".utf8)).write(to: url)
+        let marked = try Vocabulary(path: url.path, phones: Self.phones, known: { _ in false })
+        #expect(marked.phrases == ["shawarma"])
+        try Data([0xFF, 0xFE] + "shawarma\n".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }).write(to: url)
+        let error = #expect(throws: EngineError.self) { try Vocabulary(path: url.path, phones: Self.phones, known: { _ in false }) }
+        #expect(error?.message.contains("is not UTF-8 text (UTF-16: save it as UTF-8)") == true, "\(String(describing: error))")
+    }
+
     @Test func aPronunciationForAKnownWordIsReported() throws {
         let v = try vocabulary("find\tF AY N D\n")
         #expect(v.words.isEmpty && v.skipped.count == 1 && v.skipped[0].contains("line 1"))

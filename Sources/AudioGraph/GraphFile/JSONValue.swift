@@ -55,7 +55,7 @@ struct JSONParser {
         var p = JSONParser(bytes)
         if p.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { p.index = 3; p.lineStart = 3 }
         // Saved as UTF-16 (Windows editors' "Unicode"): said so, not "found 'ÿ'".
-        if p.bytes.starts(with: [0xFF, 0xFE]) || p.bytes.starts(with: [0xFE, 0xFF]) {
+        if TextBytes.isUTF16(p.bytes) {
             throw p.fail("the file is UTF-16 text: save it as UTF-8")
         }
         p.skipSpace()
