@@ -58,15 +58,14 @@ struct RecognizerSettings: Sendable {
         }
         func mustExist(_ path: String, _ param: String, directory: Bool = false) throws(GraphError) {
             let kind = PathKind(path)
-            guard kind == (directory ? .directory : .regular) else {
-                // A pipe or a device is no file: PocketSphinx reads a grammar by name after
-                // the check, and its parser read /dev/zero for ever and waited on a pipe.
-                if kind != .missing && !directory && kind != .directory {
-                    throw p.error(param, "\(path): is \(kind.noun), not a file")
-                }
-                throw p.error(param, "\(path): no such \(directory ? "model directory" : "file")",
-                              suggestion: param == "grammar" || param == "vocabulary" ? nil : "install Debian's pocketsphinx-en-us or point \(param) at a model")
+            if kind == (directory ? .directory : .regular) { return }
+            // A pipe or a device is no file: PocketSphinx reads a grammar by name after the
+            // check, and its parser read /dev/zero for ever and waited on a pipe.
+            if !directory && ![.missing, .directory].contains(kind) {
+                throw p.error(param, "\(path): is \(kind.noun), not a file")
             }
+            throw p.error(param, "\(path): no such \(directory ? "model directory" : "file")",
+                          suggestion: param == "grammar" || param == "vocabulary" ? nil : "install Debian's pocketsphinx-en-us or point \(param) at a model")
         }
         try mustExist(hmm, "hmm", directory: true)
         try mustExist(hmm + "/mdef", "hmm")
