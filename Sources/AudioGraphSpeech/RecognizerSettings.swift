@@ -90,7 +90,9 @@ struct RecognizerSettings: Sendable {
             try mustExist(lm, "lm")
             search = .languageModel(lm)
         }
-        partialFrames = Int(p.number("partials") * 16000)
+        // Any interval above 0 gives partials: one shorter than a sample, as often as they come.
+        let partials = p.number("partials")
+        partialFrames = partials > 0 ? max(1, Int(partials * 16000)) : 0
         alternatives = p.integer("alternatives")
         continuous = p.bool("continuous")
         sessionCalibration = p.bool("session-calibration")

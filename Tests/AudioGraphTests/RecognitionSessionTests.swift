@@ -29,12 +29,12 @@ import Testing
 
 /// The session over the real decoder, on flite speech.
 @Suite struct RecognitionSessionTests {
-    func graph(_ wav: URL, eos: String = "short", continuous: Bool = true) -> GraphDescription {
+    func graph(_ wav: URL, eos: String = "short", continuous: Bool = true, partials: Double = 0.1) -> GraphDescription {
         var g = GraphDescription(name: "session")
         g.addNode("src", type: "file-source", ["path": .string(wav.path)])
         g.addNode("vad", type: "vad")
         g.addNode("eos", type: "end-of-speech", ["mode": .string(eos)])
-        g.addNode("asr", type: "recognizer", ["continuous": .bool(continuous), "partials": 0.1])
+        g.addNode("asr", type: "recognizer", ["continuous": .bool(continuous), "partials": .number(partials)])
         g.connect("src", to: "vad")
         g.connect("vad", to: "eos")
         g.connect("eos", to: "asr")
@@ -61,6 +61,18 @@ import Testing
         #expect(s.state == .ended(reason))
         let expected = Int(((s.duration ?? 0) * 16000).rounded())
         #expect(frames.withLock { $0 } == expected && expected > 0, "the tap saw every frame: \(frames.withLock { $0 }) of \(expected)")
+    }
+
+    /// An interval shorter than a sample asks for partials as often as they come (it gave
+    /// none: the interval in samples rounded to 0, which means none).
+    @Test(.flite, arguments: [1e-9, 1e-320]) func anyPartialIntervalAboveZeroGivesPartials(seconds: Double) async throws {
+        let wav = try #require(Flite.speech("go forward ten meters"))
+        let s = try RecognitionSession(graph: graph(wav, partials: seconds))
+        let stream = s.events
+        try s.start()
+        var partials = 0
+        for await e in stream { if case .partial = e { partials += 1 } }
+        #expect(partials > 0)
     }
 
     @Test(.flite) func deliversPartialsThenAFinalThenTheEnd() async throws {
