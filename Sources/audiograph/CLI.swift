@@ -81,7 +81,7 @@ enum CLI {
     /// exit status it stands for.
     static func describe(_ error: any Error) -> (lines: [String], status: Int32) {
         switch error {
-        case let e as GraphErrors: (e.errors.map(\.description), 2)
+        case let e as GraphErrors: (e.lines, 2)
         case let e as GraphError: ([e.description], 2)
         case let e as UsageError: ([e.message], 2)
         case let e as EngineError: ([e.description], e.code == .model ? 2 : 1)

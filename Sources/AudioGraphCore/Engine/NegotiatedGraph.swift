@@ -37,6 +37,8 @@ package struct NegotiatedGraph {
         formats = Array(repeating: [], count: validated.nodes.count)
         maxFrames = Array(repeating: blockFrames, count: validated.nodes.count)
         var order = validated.order
+        // Edges into each node, kept as converters are inserted.
+        var inputsOf = validated.adjacency.inputs
         var position = 0
         while position < order.count {
             let i = order[position]
@@ -45,7 +47,7 @@ package struct NegotiatedGraph {
             do { try node.open() } catch { throw error.atNode(n.id, graph: file) }
             // Insert conversions on inputs whose format the node does not take.
             var inserted = false
-            let inEdges = graph.inputs(of: i)
+            let inEdges = inputsOf[i]
             let offered = inEdges.map { formats[$0.from][$0.fromBus] }
             for (k, e) in inEdges.enumerated() {
                 let wanted = node.acceptedFormat(forInput: e.toBus, offered: offered[k], all: offered)
@@ -73,19 +75,21 @@ package struct NegotiatedGraph {
                     do { made.append(try step.descriptor.make(params)) } catch { throw error.inFile(file) }
                     formats.append([])
                     maxFrames.append(blockFrames)
-                    graph.edges.append(.init(from: upstream.node, fromBus: upstream.bus, to: index, toBus: 0, convert: true))
+                    let edge = ValidatedGraph.Edge(from: upstream.node, fromBus: upstream.bus, to: index, toBus: 0, convert: true)
+                    graph.edges.append(edge)
+                    inputsOf.append([edge])
                     upstream = (index, 0)
                     newIndices.append(index)
                     insertions.append((id, step.descriptor.type, "\(offered[k]) -> \(wanted)"))
                 }
-                if let at = graph.edges.firstIndex(of: e) {
-                    graph.edges[at] = .init(from: upstream.node, fromBus: upstream.bus, to: i, toBus: e.toBus, convert: true)
-                }
+                let converted = ValidatedGraph.Edge(from: upstream.node, fromBus: upstream.bus, to: i, toBus: e.toBus, convert: true)
+                if let at = graph.edges.firstIndex(of: e) { graph.edges[at] = converted }
+                inputsOf[i][k] = converted
                 order.insert(contentsOf: newIndices, at: position)
                 inserted = true
             }
             if inserted { continue }  // negotiate the new converters first, then this node again
-            let inFormats = graph.inputs(of: i).map { formats[$0.from][$0.fromBus] }
+            let inFormats = inputsOf[i].map { formats[$0.from][$0.fromBus] }
             do throws(GraphError) {
                 let out = try node.outputFormats(for: inFormats)
                 guard out.count >= n.descriptor.outputs else {
@@ -97,7 +101,7 @@ package struct NegotiatedGraph {
                 if e.node == nil { e.node = n.id }
                 throw e
             }
-            let inMax = graph.inputs(of: i).map { maxFrames[$0.from] }.max() ?? blockFrames
+            let inMax = inputsOf[i].map { maxFrames[$0.from] }.max() ?? blockFrames
             maxFrames[i] = node.maxOutputFrames(forInputFrames: inMax)
             position += 1
         }

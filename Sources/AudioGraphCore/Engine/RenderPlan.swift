@@ -85,27 +85,30 @@ package final class RenderPlan {
         var steps: [Int: RenderStep] = [:]
         var ordered: [RenderStep] = []
         let links = ControlLinks(graph)
+        let inputsOf = graph.adjacency.inputs
+        let isLive = graph.isLive
+        // The markers (speech, end of speech) of everything upstream of each node, built up in
+        // processing order from its inputs' own.
+        var markersUpstream = [Set<StreamMarker.Kind>](repeating: [], count: graph.nodes.count)
         for i in graph.order {
             let spec = graph.nodes[i]
             let node = n.instances[i]
-            let inEdges = graph.inputs(of: i)
+            let inEdges = inputsOf[i]
             let inFormats = inEdges.map { n.formats[$0.from][$0.fromBus] }
             let inMax = inEdges.map { n.maxFrames[$0.from] }.max() ?? blockFrames
             let upstream = inEdges.map { steps[$0.from]! }
             let inputs = inEdges.map { steps[$0.from]!.outputs[$0.fromBus] }
             let outputs = n.formats[i].map { AudioBuffer(format: $0, frameCapacity: n.maxFrames[i]) }
             var upstreamMarkers = Set<StreamMarker.Kind>()
-            var pending = inEdges.map(\.from)
-            var seen = Set<Int>()
-            while let u = pending.popLast() {
-                guard seen.insert(u).inserted else { continue }
-                upstreamMarkers.formUnion(graph.nodes[u].descriptor.markers)
-                pending += graph.inputs(of: u).map(\.from)
+            for e in inEdges {
+                upstreamMarkers.formUnion(markersUpstream[e.from])
+                upstreamMarkers.formUnion(graph.nodes[e.from].descriptor.markers)
             }
+            markersUpstream[i] = upstreamMarkers
             do {
                 try node.prepare(PrepareContext(inputFormats: inFormats, outputFormats: n.formats[i],
                                                 maxFrames: spec.descriptor.role == .source ? blockFrames : inMax,
-                                                isLive: graph.isLive, upstreamMarkers: upstreamMarkers,
+                                                isLive: isLive, upstreamMarkers: upstreamMarkers,
                                                 eventsReady: eventsReady, renderReady: renderReady,
                                                 links: links, nodeId: spec.id,
                                                 controlSources: links.sources(of: spec.id)))
@@ -118,7 +121,7 @@ package final class RenderPlan {
             steps[i] = step
             ordered.append(step)
         }
-        return RenderPlan(graph: graph, steps: ordered, blockFrames: blockFrames, isLive: graph.isLive, readiness: renderReady)
+        return RenderPlan(graph: graph, steps: ordered, blockFrames: blockFrames, isLive: isLive, readiness: renderReady)
     }
 
     /// Whether nothing more will be produced.

@@ -3,24 +3,33 @@
 /// implicitly (the registry's ``NodeRegistry/implicitControls``), with one notice.
 extension GraphValidator {
     /// Checks `graph`'s control connections against `nodes` (validated, by id); returns the
-    /// connections in force, the notices and the errors.
+    /// connections in force, the notices and the errors (at most `room`, and how many more).
     static func checkControls(_ graph: GraphDescription, nodes: [ValidatedGraph.Node],
-                              implicit: (@Sendable ([ValidatedGraph.Node]) -> [ControlConnection])?)
-        -> (controls: [ControlConnection], notices: [String], errors: [GraphError])
+                              implicit: (@Sendable ([ValidatedGraph.Node]) -> [ControlConnection])?, room: Int)
+        -> (controls: [ControlConnection], notices: [String], errors: [GraphError], unlisted: Int)
     {
         let byId = Dictionary(nodes.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         guard let declared = graph.controls else {
             let added = implicit?(nodes) ?? []
-            guard !added.isEmpty else { return ([], [], []) }
+            guard !added.isEmpty else { return ([], [], [], 0) }
             let list = added.map { "\($0.from) -> \($0.to)" }.joined(separator: ", ")
             let notice = (graph.file.map { "\($0): " } ?? "") + "no \"controls\": added the links this graph relied on: "
                 + list + " (write them under \"controls\"; see `audiograph nodes`)"
-            return (added, [notice], [])
+            return (added, [notice], [], 0)
         }
         var errors: [GraphError] = []
-        func error(_ code: GraphError.Code, _ message: String, _ c: ControlConnection, node: String?, suggestion: String? = nil) {
-            errors.append(GraphError(code, message, file: graph.file, line: c.location?.line, column: c.location?.column,
-                                     node: node, suggestion: suggestion))
+        var unlisted = 0
+        func error(_ code: GraphError.Code, _ message: @autoclosure () -> String, line: Int?, column: Int?, node: String?,
+                   suggestion: @autoclosure () -> String? = nil) {
+            guard errors.count < room else {
+                unlisted += 1
+                return
+            }
+            errors.append(GraphError(code, message(), file: graph.file, line: line, column: column, node: node, suggestion: suggestion()))
+        }
+        func error(_ code: GraphError.Code, _ message: @autoclosure () -> String, _ c: ControlConnection, node: String?,
+                   suggestion: @autoclosure () -> String? = nil) {
+            error(code, message(), line: c.location?.line, column: c.location?.column, node: node, suggestion: suggestion())
         }
         /// The port `ref` names, or nil after reporting why not.
         func port(_ ref: ControlRef, _ c: ControlConnection, side: String) -> ControlPort? {
@@ -66,14 +75,16 @@ extension GraphValidator {
             }
             checked.append(c)
         }
+        let fed = Set(checked.map { [$0.to.node, $0.to.port] })
+        let locations = Dictionary(graph.nodes.map { ($0.id, $0.location) }, uniquingKeysWith: { first, _ in first })
         for n in nodes {
-            for p in n.descriptor.controls where p.isRequired && !checked.contains(where: { $0.to.node == n.id && $0.to.port == p.name }) {
-                let location = graph.nodes.first { $0.id == n.id }?.location
-                errors.append(GraphError(.unconnectedInput, "control input \"\(p.name)\" (\(p.kind.rawValue)) is not connected",
-                                         file: graph.file, line: location?.line, column: location?.column, node: n.id,
-                                         suggestion: "connect an output of kind \(p.kind.rawValue) to \"\(n.id).\(p.name)\""))
+            for p in n.descriptor.controls where p.isRequired && !fed.contains([n.id, p.name]) {
+                let location = locations[n.id] ?? nil
+                error(.unconnectedInput, "control input \"\(p.name)\" (\(p.kind.rawValue)) is not connected",
+                      line: location?.line, column: location?.column, node: n.id,
+                      suggestion: "connect an output of kind \(p.kind.rawValue) to \"\(n.id).\(p.name)\"")
             }
         }
-        return (checked, [], errors)
+        return (checked, [], errors, unlisted)
     }
 }

@@ -1,17 +1,28 @@
 /// Checks a ``GraphDescription`` against a ``NodeRegistry`` and reports every problem at
 /// once, each as one ``GraphError`` placed at its file, line, node and parameter.
 public enum GraphValidator {
-    /// Validates `graph`; returns the validated graph or all errors found.
+    /// The most problems listed for one graph; past it they are counted
+    /// (``GraphErrors/unlisted``), not described: a generated graph that is wrong throughout
+    /// gets a screenful, not one line per node with a "did you mean" searched for each.
+    public static let mostErrors = 50
+
+    /// Validates `graph`; returns the validated graph or all errors found (the first
+    /// ``mostErrors``, and how many more).
     public static func validate(_ graph: GraphDescription, registry: NodeRegistry) -> Result<ValidatedGraph, GraphErrors> {
         var errors: [GraphError] = []
+        var unlisted = 0
         var nodes: [ValidatedGraph.Node] = []
         var indexById: [String: Int] = [:]
 
-        func error(_ code: GraphError.Code, _ message: String, at location: SourceLocation?,
-                   node: String? = nil, parameter: String? = nil, suggestion: String? = nil) {
-            errors.append(GraphError(code, message, file: graph.file, line: location?.line,
+        func error(_ code: GraphError.Code, _ message: @autoclosure () -> String, at location: SourceLocation?,
+                   node: String? = nil, parameter: String? = nil, suggestion: @autoclosure () -> String? = nil) {
+            guard errors.count < mostErrors else {
+                unlisted += 1
+                return
+            }
+            errors.append(GraphError(code, message(), file: graph.file, line: location?.line,
                                      column: location?.column, node: node, parameter: parameter,
-                                     suggestion: suggestion))
+                                     suggestion: suggestion()))
         }
 
         // Nodes and their parameters.
@@ -25,9 +36,8 @@ public enum GraphValidator {
                 continue
             }
             guard let descriptor = registry[spec.type] else {
-                let near = closest(spec.type, among: registry.descriptors.map(\.type))
                 error(.unknownNodeType, "unknown node type \"\(spec.type)\"", at: spec.location, node: spec.id,
-                      suggestion: near.map { "did you mean \"\($0)\"? `audiograph nodes` lists them" }
+                      suggestion: closest(spec.type, among: registry.descriptors.map(\.type)).map { "did you mean \"\($0)\"? `audiograph nodes` lists them" }
                         ?? "`audiograph nodes` lists the node types")
                 indexById[spec.id] = -1
                 continue
@@ -37,10 +47,9 @@ public enum GraphValidator {
                 let at = spec.paramLocations[name] ?? spec.location
                 guard let p = descriptor.parameter(name) else {
                     let names = descriptor.parameters.map(\.name)
-                    let near = closest(name, among: names)
                     error(.unknownParameter, "unknown parameter for type \"\(spec.type)\"", at: at, node: spec.id,
                           parameter: name,
-                          suggestion: near.map { "did you mean \"\($0)\"?" }
+                          suggestion: closest(name, among: names).map { "did you mean \"\($0)\"?" }
                             ?? (names.isEmpty ? "this type has no parameters"
                                 : "known: \(names.joined(separator: ", "))"))
                     continue
@@ -66,6 +75,9 @@ public enum GraphValidator {
         var edgeLocations: [SourceLocation?] = []
         var fedByUnknown = Set<Int>()
         var taken = Set<[Int]>()
+        // Below it every input bus of the node is taken (a variadic node's next free one is
+        // found from there, not from 0).
+        var firstFree = [Int](repeating: 0, count: nodes.count)
         for c in graph.connections {
             guard let from = indexById[c.from.node] else {
                 error(.unknownNode, "connection from unknown node \"\(c.from.node)\"", at: c.location,
@@ -101,7 +113,9 @@ public enum GraphValidator {
             }
             var inBus = c.to.bus ?? 0
             if c.to.bus == nil, case .variadic = dst.descriptor.inputs {
+                inBus = firstFree[to]
                 while taken.contains([to, inBus]) && inBus < maxIn { inBus += 1 }
+                firstFree[to] = inBus
             }
             if inBus < 0 || inBus >= maxIn {
                 error(.busOutOfRange, "input bus \(inBus) out of range (\(dst.descriptor.type) takes \(maxIn))",
@@ -120,9 +134,12 @@ public enum GraphValidator {
         }
 
         // Required inputs.
+        var busesIn = [Set<Int>](repeating: [], count: nodes.count)
+        for e in edges { busesIn[e.to].insert(e.toBus) }
+        let locations = Dictionary(graph.nodes.map { ($0.id, $0.location) }, uniquingKeysWith: { first, _ in first })
         for (i, n) in nodes.enumerated() where !fedByUnknown.contains(i) {
-            let connected = Set(edges.filter { $0.to == i }.map(\.toBus))
-            let location = graph.nodes.first { $0.id == n.id }?.location
+            let connected = busesIn[i]
+            let location = locations[n.id] ?? nil
             switch n.descriptor.inputs {
             case .fixed(let count):
                 for bus in 0..<count where !connected.contains(bus) {
@@ -147,29 +164,36 @@ public enum GraphValidator {
 
         // Order (Kahn); what is left over lies on a cycle.
         var indegree = [Int](repeating: 0, count: nodes.count)
-        for e in edges { indegree[e.to] += 1 }
-        var ready = (0..<nodes.count).filter { indegree[$0] == 0 }
-        var order: [Int] = []
-        while let i = ready.first {
-            ready.removeFirst()
-            order.append(i)
-            for e in edges where e.from == i {
-                indegree[e.to] -= 1
-                if indegree[e.to] == 0 { ready.append(e.to) }
+        var edgesOut = [[Int]](repeating: [], count: nodes.count)
+        var edgesIn = [[Int]](repeating: [], count: nodes.count)
+        for (k, e) in edges.enumerated() {
+            indegree[e.to] += 1
+            edgesOut[e.from].append(k)
+            edgesIn[e.to].append(k)
+        }
+        var order = (0..<nodes.count).filter { indegree[$0] == 0 }
+        var next = 0
+        while next < order.count {
+            for k in edgesOut[order[next]] {
+                indegree[edges[k].to] -= 1
+                if indegree[edges[k].to] == 0 { order.append(edges[k].to) }
             }
+            next += 1
         }
         if order.count < nodes.count {
             // Left over: the nodes on a cycle and those downstream of one. Walk back from a
             // leftover node along leftover inputs until a node repeats: that is a cycle.
             let stuck = Set(0..<nodes.count).subtracting(order)
             var path: [Int] = [stuck.min()!]
+            var placeInPath = [path[0]: 0]
             var closed = false
             while !closed {
-                let k = edges.indices.first { edges[$0].to == path.last! && stuck.contains(edges[$0].from) }!
-                if let at = path.firstIndex(of: edges[k].from) {
+                let k = edgesIn[path.last!].first { stuck.contains(edges[$0].from) }!
+                if let at = placeInPath[edges[k].from] {
                     path = Array(path[at...])
                     closed = true
                 } else {
+                    placeInPath[edges[k].from] = path.count
                     path.append(edges[k].from)
                 }
             }
@@ -178,7 +202,7 @@ public enum GraphValidator {
             // upstream), and the loop is named from where it leads.
             let flow = Array(path.reversed()), n = flow.count
             let cycleEdges = (0..<n).map { i in
-                edges.indices.last { edges[$0].from == flow[i] && edges[$0].to == flow[(i + 1) % n] }!
+                edgesOut[flow[i]].last { edges[$0].to == flow[(i + 1) % n] }!
             }
             let back = cycleEdges.indices.max { cycleEdges[$0] < cycleEdges[$1] }!
             let loop = (0...n).map { "\"\(nodes[flow[(back + 1 + $0) % n]].id)\"" }
@@ -188,9 +212,11 @@ public enum GraphValidator {
                   suggestion: "a graph runs each node once per block, so audio cannot flow back; remove one of these connections")
         }
 
-        let (controls, notices, controlErrors) = checkControls(graph, nodes: nodes, implicit: registry.implicitControls)
-        errors += controlErrors
-        if !errors.isEmpty { return .failure(GraphErrors(errors)) }
+        let checked = checkControls(graph, nodes: nodes, implicit: registry.implicitControls, room: mostErrors - errors.count)
+        let (controls, notices) = (checked.controls, checked.notices)
+        errors += checked.errors
+        unlisted += checked.unlisted
+        if !errors.isEmpty { return .failure(GraphErrors(errors, unlisted: unlisted)) }
         return .success(ValidatedGraph(description: graph, nodes: nodes, edges: edges, controls: controls, notices: notices,
                                        order: order, converter: registry.converter))
     }
@@ -223,7 +249,16 @@ public enum GraphValidator {
 public struct GraphErrors: Error, Sendable, CustomStringConvertible {
     /// The problems, in the order found (by place in the file).
     public var errors: [GraphError]
-    /// Wraps `errors`.
-    public init(_ errors: [GraphError]) { self.errors = errors }
-    public var description: String { errors.map(\.description).joined(separator: "\n") }
+    /// Problems found past those listed (``GraphValidator/mostErrors``).
+    public var unlisted: Int
+    /// Wraps `errors`, with `unlisted` more found and not described.
+    public init(_ errors: [GraphError], unlisted: Int = 0) {
+        self.errors = errors
+        self.unlisted = unlisted
+    }
+    /// One line a problem, then how many more there are.
+    public var lines: [String] {
+        errors.map(\.description) + (unlisted > 0 ? ["(\(unlisted) more \(unlisted == 1 ? "problem" : "problems") in \(errors.first?.file ?? "the graph"), not listed)"] : [])
+    }
+    public var description: String { lines.joined(separator: "\n") }
 }

@@ -43,13 +43,26 @@ public struct ValidatedGraph: Sendable {
     /// How to convert formats on connections whose ends disagree (from the registry).
     public var converter: ConverterFactory?
 
-    /// Edges into node `index`, by input bus.
+    /// Edges into node `index`, by input bus. It looks through every edge: work over the whole
+    /// graph asks ``adjacency`` once instead.
     public func inputs(of index: Int) -> [Edge] {
         edges.filter { $0.to == index }.sorted { $0.toBus < $1.toBus }
     }
 
-    /// Edges out of node `index`.
+    /// Edges out of node `index` (through every edge, as ``inputs(of:)``).
     public func outputs(of index: Int) -> [Edge] { edges.filter { $0.from == index } }
+
+    /// The edges into every node (by input bus) and out of it, found in one pass: a walk over
+    /// a graph of many nodes stays linear in its size.
+    public var adjacency: (inputs: [[Edge]], outputs: [[Edge]]) {
+        var inputs = [[Edge]](repeating: [], count: nodes.count)
+        var outputs = [[Edge]](repeating: [], count: nodes.count)
+        for e in edges {
+            inputs[e.to].append(e)
+            outputs[e.from].append(e)
+        }
+        return (inputs.map { $0.count < 2 ? $0 : $0.sorted { $0.toBus < $1.toBus } }, outputs)
+    }
 
     /// Whether any source is a live device.
     public var isLive: Bool { nodes.contains { $0.descriptor.isLive } }
