@@ -46,7 +46,6 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
 
     let server: RemoteServer
     var options: RemoteRecognitionSession.Options
-    let grammarPath: String?
     /// To connect, and for the last results after the audio.
     var timeout: Double { server.timeout }
     private var ring = FrameRing(channels: 1, capacity: 1)
@@ -80,12 +79,26 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         server = try RemoteServer(p)
         options = RemoteRecognitionSession.Options(graph: p.text("graph"), partials: p.number("partials"),
                                                    alternatives: p.integer("alternatives"))
-        grammarPath = p.string("grammar")
+        if let path = p.string("grammar") { options.grammar = try Self.grammar(path, p) }
         if let w = p.string("wake-word") {
             guard !w.trimmingCharacters(in: .whitespaces).isEmpty else { throw p.error("wake-word", "expected a phrase, got an empty string") }
             options.wakeWord = w
             options.commandTimeout = p.number("command-timeout")
         }
+    }
+
+    /// The text of the grammar file at `path`, sent to the server (which checks it as a
+    /// grammar). Read when the graph is checked, as a local recognizer's: a device, a pipe, a
+    /// folder or text that is not UTF-8 is one line naming it.
+    private static func grammar(_ path: String, _ p: ResolvedParameters) throws(GraphError) -> String {
+        let kind = PathKind(path)
+        guard kind == .regular else {
+            throw p.error("grammar", kind == .missing ? "\(path): no such file" : "\(path): is \(kind.noun), not a file")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { throw p.error("grammar", "\(path): cannot read it") }
+        let bytes = [UInt8](data)
+        guard let text = TextBytes.utf8(bytes) else { throw p.error("grammar", "\(path): \(TextBytes.notUTF8(bytes))") }
+        return text
     }
 
     public func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] { [] }
@@ -108,12 +121,6 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         delivered.store(false, ordering: .relaxed)
         failed.store(false, ordering: .relaxed)
         options.sampleRate = Int(context.inputFormats[0].sampleRate)
-        if let grammarPath {
-            guard let text = try? String(contentsOfFile: grammarPath, encoding: .utf8) else {
-                throw EngineError(.model, "cannot read the grammar \(grammarPath)", parameter: "grammar")
-            }
-            options.grammar = text
-        }
         let s = RemoteRecognitionSession(server.endpoint, options: options)
         do {
             try blocking { try await s.start() }

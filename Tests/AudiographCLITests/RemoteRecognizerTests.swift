@@ -147,6 +147,24 @@ import Testing
         #expect(r.stderrLines.count == 1 && r.stderr.contains(#"parameter "wake-word": expected a phrase"#), "\(r.stderr)")
     }
 
+    /// The grammar a remote recognizer sends is read when the graph is checked, as a local
+    /// one's: anything but a UTF-8 file is one line naming it, before any server is asked.
+    @Test func aRemoteGrammarThatIsNoTextFileIsOneLineAndExit2() throws {
+        let dir = CLI.tempDir()
+        let pipe = dir.appendingPathComponent("grammar.pipe").path
+        #expect(mkfifo(pipe, 0o600) == 0)
+        let utf16 = dir.appendingPathComponent("utf16.gram")
+        try Data([0xFF, 0xFE] + Array("#JSGF V1.0;".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }).write(to: utf16)
+        let cases = [("/dev/zero", "is a character device, not a file"), (pipe, "is a pipe, not a file"),
+                     (dir.path, "is a directory, not a file"), (dir.appendingPathComponent("none.gram").path, "no such file"),
+                     (utf16.path, "not UTF-8 text (UTF-16: save it as UTF-8)")]
+        for (path, words) in cases {
+            let r = try CLI.run(["run", "Graphs/assistant-remote.json", "--source", try Self.silence(), "--sink", dir.appendingPathComponent("out.wav").path,
+                                 "--set", "asr.grammar=\(path)"])
+            #expect(r.status == 2 && r.stderrLines.count == 1 && r.stderr.contains(#"parameter "grammar": \#(path): \#(words)"#), "\(path): \(r.stderr)")
+        }
+    }
+
     @Test func aKeyphraseGraphOnAServerIsOneLine() throws {
         let r = try CLI.run(["run", "Graphs/wakeword.json", "--source", try Self.silence(), "--server", "ws://127.0.0.1:9"])
         #expect(r.status == 2)
