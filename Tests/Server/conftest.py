@@ -17,6 +17,9 @@ import wave
 
 import pytest
 import websockets
+from wyoming.asr import Transcribe
+from wyoming.audio import AudioChunk, AudioStart, AudioStop
+from wyoming.client import AsyncTcpClient
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.environ.get("AUDIOGRAPH", os.path.join(ROOT, ".build/debug/audiograph"))
@@ -158,3 +161,28 @@ def speech():
 
     yield make
     shutil.rmtree(folder, ignore_errors=True)
+
+
+# Home Assistant's Wyoming sequence, with the real `wyoming` client.
+async def send_audio(client, path, chunk=1024, stop=True):
+    with wave.open(path) as w:
+        rate, width, channels = w.getframerate(), w.getsampwidth(), w.getnchannels()
+        await client.write_event(AudioStart(rate=rate, width=width, channels=channels).event())
+        while data := w.readframes(chunk):
+            await client.write_event(AudioChunk(rate=rate, width=width, channels=channels, audio=data).event())
+    if stop:
+        await client.write_event(AudioStop().event())
+
+
+async def transcribe(port, path, **kwargs):
+    """Home Assistant's sequence; returns every event up to transcript-stop."""
+    async with AsyncTcpClient("127.0.0.1", port) as c:
+        await c.write_event(Transcribe(**kwargs).event())
+        await send_audio(c, path)
+        events = []
+        while True:
+            e = await c.read_event()
+            assert e is not None, "connection closed before transcript-stop"
+            events.append(e)
+            if e.type == "transcript-stop":
+                return events

@@ -1,8 +1,7 @@
 """audiograph serve against the real Wyoming client (the `wyoming` package), replaying Home
-Assistant's sequences: describe, transcribe + audio, synthesize, wake, and bad input."""
+Assistant's sequences: describe, transcribe + audio, synthesize, wake, stdio and unix sockets.
+(Bad input and clients that misbehave: test_wyoming_faults.py.)"""
 import asyncio
-import json
-import socket
 import subprocess
 import time
 import wave
@@ -13,35 +12,10 @@ from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.client import AsyncTcpClient
 from wyoming.event import read_event, write_event
 from wyoming.info import Describe, Info
-from wyoming.ping import Ping, Pong
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop, SynthesizeVoice
 from wyoming.wake import Detect
 
-from conftest import BINARY, ROOT, Server, raw_connection, run
-
-
-async def send_audio(client, path, chunk=1024, stop=True):
-    with wave.open(path) as w:
-        rate, width, channels = w.getframerate(), w.getsampwidth(), w.getnchannels()
-        await client.write_event(AudioStart(rate=rate, width=width, channels=channels).event())
-        while data := w.readframes(chunk):
-            await client.write_event(AudioChunk(rate=rate, width=width, channels=channels, audio=data).event())
-    if stop:
-        await client.write_event(AudioStop().event())
-
-
-async def transcribe(port, path, **kwargs):
-    """Home Assistant's sequence; returns every event up to transcript-stop."""
-    async with AsyncTcpClient("127.0.0.1", port) as c:
-        await c.write_event(Transcribe(**kwargs).event())
-        await send_audio(c, path)
-        events = []
-        while True:
-            e = await c.read_event()
-            assert e is not None, "connection closed before transcript-stop"
-            events.append(e)
-            if e.type == "transcript-stop":
-                return events
+from conftest import BINARY, ROOT, Server, run, send_audio, transcribe
 
 
 def test_describe_lists_models_voices_and_wake_phrases(server):
@@ -170,65 +144,6 @@ def test_wake_word_detection_and_not_detected(server, speech):
     assert [e.type for e in old] == ["detection"]
 
 
-def test_bad_input_is_an_error_and_the_connection_goes_on(server):
-    s, r = raw_connection(server.wyoming_port)
-    try:
-        s.sendall(b"this is not json\n")
-        e = read_event(r)
-        assert e.type == "error" and e.data["code"] == "bad-header"
-        s.sendall(json.dumps({"type": "audio-chunk", "data_length": "ten"}).encode() + b"\n")
-        assert read_event(r).data["code"] == "bad-header"
-        s.sendall(json.dumps({"type": "audio-chunk", "data_length": True}).encode() + b"\n")  # not the number 1
-        assert read_event(r).data["code"] == "bad-header"
-        s.sendall(json.dumps({"type": "transcribe", "data_length": 5}).encode() + b"\n" + b"[1,2]")
-        assert read_event(r).data["code"] == "bad-data"
-        s.sendall(json.dumps({"type": "audio-chunk", "payload_length": 5_000_000}).encode() + b"\n" + bytes(5_000_000))
-        assert read_event(r).data["code"] == "too-large"
-        s.sendall(json.dumps({"type": "audio-chunk"}).encode() + b"\n")
-        assert read_event(r).data["code"] == "no-audio"
-        s.sendall(json.dumps({"type": "audio-start", "data": {"rate": 1, "width": 2, "channels": 1}}).encode() + b"\n")
-        assert read_event(r).data["code"] == "bad-audio"
-        # Numbers past Int's range: before, Swift's conversion stopped the server.
-        for fields in [{"rate": 1e300, "width": 2, "channels": 1}, {"rate": 16000, "width": 2, "channels": -1e300},
-                       {"rate": 16000.5, "width": 2, "channels": 1}]:
-            s.sendall(json.dumps({"type": "audio-start", "data": fields}).encode() + b"\n")
-            e = read_event(r)
-            assert e.data["code"] == "bad-audio" and "whole numbers" in e.data["text"], (fields, e.data)
-        s.sendall(json.dumps({"type": "transcribe"}).encode() + b"\n"
-                  + json.dumps({"type": "audio-start", "data": {"rate": 16000, "width": 2, "channels": 1}}).encode() + b"\n")
-        assert read_event(r).type == "transcript-start"
-        s.sendall(json.dumps({"type": "audio-chunk", "data": {"rate": 1e300, "width": 2, "channels": 1}, "payload_length": 4}).encode()
-                  + b"\n" + bytes(4))
-        assert read_event(r).data["code"] == "bad-audio"
-        s.sendall(json.dumps({"type": "audio-stop"}).encode() + b"\n")
-        while read_event(r).type != "transcript-stop":  # the stream goes on to its end
-            pass
-        s.sendall(json.dumps({"type": "transcribe", "data": {"name": "nosuch"}}).encode() + b"\n")
-        e = read_event(r)
-        assert e.data["code"] == "model" and "nosuch" in e.data["text"]
-        s.sendall(json.dumps({"type": "some-future-event"}).encode() + b"\n")  # ignored
-        write_event(Ping(text="still there").event(), s.makefile("wb"))
-        e = read_event(r)
-        assert Pong.is_type(e.type) and e.data["text"] == "still there"
-    finally:
-        s.close()
-
-
-def test_a_client_that_leaves_mid_utterance_leaves_the_server_serving(server, speech):
-    path = speech("find japanese restaurants nearby")
-    for _ in range(3):
-        s, r = raw_connection(server.wyoming_port)
-        w = s.makefile("wb")
-        write_event(Transcribe(language="en").event(), w)
-        with wave.open(path) as wav:
-            write_event(AudioStart(rate=16000, width=2, channels=1).event(), w)
-            write_event(AudioChunk(rate=16000, width=2, channels=1, audio=wav.readframes(8000)).event(), w)
-        w.flush()
-        s.close()
-    events = run(transcribe(server.wyoming_port, path, name="command"))
-    assert next(e.data["text"] for e in events if e.type == "transcript") == "find japanese restaurants nearby"
-
-
 def test_stdio(speech):
     proc = subprocess.Popen([BINARY, "serve", "--wyoming", "stdio://", "--http", "none", "--graphs", ROOT + "/Graphs"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -251,58 +166,6 @@ def test_stdio(speech):
     finally:
         if proc.poll() is None:
             proc.kill()
-
-
-def test_busy_is_refused_at_once(speech):
-    s = Server("--max-sessions", "1", "--http", "none")
-    try:
-        async def go():
-            async with AsyncTcpClient("127.0.0.1", s.wyoming_port) as held:
-                await held.write_event(Transcribe(language="en").event())
-                await held.write_event(AudioStart(rate=16000, width=2, channels=1).event())
-                await held.write_event(AudioChunk(rate=16000, width=2, channels=1, audio=bytes(3200)).event())
-                await asyncio.sleep(0.3)
-                async with AsyncTcpClient("127.0.0.1", s.wyoming_port) as second:
-                    await second.write_event(Transcribe(language="en").event())
-                    t0 = time.monotonic()
-                    await second.write_event(AudioStart(rate=16000, width=2, channels=1).event())
-                    e = await second.read_event()
-                    return e, time.monotonic() - t0
-        e, took = run(go())
-        assert e.type == "error" and e.data["code"] == "busy", e
-        assert took < 1.0
-    finally:
-        s.stop()
-
-
-def test_a_client_that_stops_reading_stalls_nobody_else(server):
-    """It asks for minutes of speech and never reads: its writes time out and it is dropped,
-    while another client is answered at once throughout."""
-    s, _ = raw_connection(server.wyoming_port)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    w = s.makefile("wb")
-    for _ in range(20):
-        write_event(Synthesize(text="This answer goes on and on and nobody is listening to it at all. " * 8).event(), w)
-    w.flush()
-
-    async def others():
-        took = []
-        t_end = time.monotonic() + 14
-        while time.monotonic() < t_end:
-            async with AsyncTcpClient("127.0.0.1", server.wyoming_port) as c:
-                t0 = time.monotonic()
-                await c.write_event(Ping().event())
-                assert Pong.is_type((await c.read_event()).type)
-                took.append(time.monotonic() - t0)
-            await asyncio.sleep(0.5)
-        return took
-    took = run(others())
-    assert max(took) < 1.0, took
-    deadline = time.time() + 20
-    while "stopped reading" not in server.text() and time.time() < deadline:
-        time.sleep(0.5)
-    s.close()
-    assert "stopped reading" in server.text()
 
 
 def test_unix_socket(speech, tmp_path):
