@@ -116,12 +116,22 @@ final class HTTPServer: @unchecked Sendable {
     }
 
     /// Sends a whole response; civetweb's handler result (the status).
+    /// Answers a plain request: to GET with `body`, to HEAD with the same head and no body
+    /// (RFC 9110 9.3.2: a client reading one would take it for the next response), to any
+    /// other method 405 naming the two. civetweb closes each such connection after its one
+    /// request (keep-alive is off), and the head says so.
     private func reply(_ conn: OpaquePointer?, status: Int, type: String, body: String) -> Int32 {
-        let bytes = Array(body.utf8)
-        let reason = status == 200 ? "OK" : "Service Unavailable"
-        let head = "HTTP/1.1 \(status) \(reason)\r\nContent-Type: \(type)\r\nContent-Length: \(bytes.count)\r\nCache-Control: no-store\r\n\r\n"
+        let method = mg_get_request_info(conn)?.pointee.request_method.map { String(cString: $0) } ?? "GET"
+        var status = status, type = type, bytes = Array(body.utf8), allow = ""
+        if method != "GET" && method != "HEAD" {
+            (status, type, allow) = (405, "text/plain", "Allow: GET, HEAD\r\n")
+            bytes = Array("\(method) is not served here (GET or HEAD)\n".utf8)
+        }
+        let reason = [200: "OK", 405: "Method Not Allowed", 503: "Service Unavailable"][status] ?? "Error"
+        let head = "HTTP/1.1 \(status) \(reason)\r\nContent-Type: \(type)\r\nContent-Length: \(bytes.count)\r\n"
+            + "Cache-Control: no-store\r\n\(allow)Connection: close\r\n\r\n"
         _ = head.withCString { mg_write(conn, $0, strlen($0)) }
-        _ = bytes.withUnsafeBytes { mg_write(conn, $0.baseAddress, $0.count) }
+        if method != "HEAD" { _ = bytes.withUnsafeBytes { mg_write(conn, $0.baseAddress, $0.count) } }
         return Int32(status)
     }
 
