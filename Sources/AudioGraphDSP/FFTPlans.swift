@@ -58,12 +58,18 @@ public enum FFTPlans {
         }
     }
 
-    /// Imports the system's and the cache folder's plans, once. Under `RealFFT.planner`.
+    /// The system's kept plans for single precision (what `fftwf_import_system_wisdom` reads).
+    static let systemPath = "/etc/fftw/wisdomf"
+
+    /// Imports the system's and the cache folder's plans, once, each only from a file: FFTW
+    /// opens the name it is given and reads to the end, so a pipe there held every process at
+    /// its first transform, for ever. Under `RealFFT.planner`.
     private static func importKeptPlans() {
         guard !imported else { return }
         imported = true
-        _ = fftwf_import_system_wisdom()
-        if let path { _ = fftwf_import_wisdom_from_filename(path) }
+        for file in [systemPath] + (path.map { [$0] } ?? []) where PathKind(file) == .regular {
+            _ = fftwf_import_wisdom_from_filename(file)
+        }
     }
 
     /// Writes every plan this process knows (those it imported and those it measured) to

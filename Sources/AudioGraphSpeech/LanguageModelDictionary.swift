@@ -23,7 +23,9 @@ enum LanguageModelDictionary {
 
     /// The cut for `dict` and `lm`, if made before, and the model's coverage it records.
     static func cached(dict: String, lm: String, in folder: String? = CacheFolder.path) -> (path: String, coverage: Coverage)? {
-        guard let path = path(dict: dict, lm: lm, in: folder), let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        // Only a file: opening a pipe left there waits for a writer, for ever.
+        guard let path = path(dict: dict, lm: lm, in: folder), PathKind(path) == .regular,
+              let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         // Whole only with its last line (a cut is renamed into place whole; this guards the rest).
         guard let size = try? handle.seekToEnd(), size > UInt64(endLine.count),

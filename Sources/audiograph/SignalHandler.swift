@@ -6,7 +6,10 @@ import Foundation
 /// `stop` (drain, deliver the final result, finalise files), any second one to `cancel`.
 /// Nothing runs in signal context: a dispatch source delivers each signal on a queue, as
 /// gst-launch posts a message rather than acting in the handler. Installed before the model
-/// loads; a signal that comes before ``attach(stop:cancel:)`` is acted on when it is called.
+/// loads; a first signal that comes before ``attach(stop:cancel:)`` is acted on when it is
+/// called, and a second one ends the process there and then: a start that does not come (a
+/// server that takes the connection and never answers, a slow disk) is no reason to ignore
+/// being asked twice.
 final class SignalHandler: @unchecked Sendable {
     static let signals = [SIGINT, SIGTERM, SIGHUP]
     private let queue = DispatchQueue(label: "audiograph.signals")
@@ -21,6 +24,10 @@ final class SignalHandler: @unchecked Sendable {
             let source = DispatchSource.makeSignalSource(signal: s, queue: queue)
             source.setEventHandler { [unowned self] in
                 count += 1
+                if actions == nil && count == 2 {
+                    FileHandle.standardError.write(Data("audiograph: cancelled while starting\n".utf8))
+                    exit(0)
+                }
                 act(count)
             }
             source.resume()
