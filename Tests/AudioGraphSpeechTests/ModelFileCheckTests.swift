@@ -64,6 +64,20 @@ struct ModelFileCheckTests {
         #expect(problem?.message.contains(words) == true, "\(String(describing: problem?.message))")
     }
 
+    /// A pipe or a device where a model file goes is named for what it is (a pipe said "you
+    /// don't have permission": Foundation's words for a map that failed).
+    @Test(arguments: ["means", "noisedict", "feat.params"])
+    func aPipeOrDeviceIsNamedForWhatItIs(_ file: String) throws {
+        let piped = try Self.model(replacing: file, with: nil)
+        #expect(mkfifo(piped + "/" + file, 0o600) == 0)
+        let problem = #expect(throws: ModelFileProblem.self) { try AcousticModelCheck.check(piped) }
+        #expect(problem?.file == piped + "/" + file && problem?.message == "is a pipe, not a file", "\(String(describing: problem))")
+        let device = try Self.model(replacing: file, with: nil)
+        try FileManager.default.createSymbolicLink(atPath: device + "/" + file, withDestinationPath: "/dev/zero")
+        let zero = #expect(throws: ModelFileProblem.self) { try AcousticModelCheck.check(device) }
+        #expect(zero?.message == "is a character device, not a file", "\(String(describing: zero))")
+    }
+
     /// Cut files: every reader stops at the end instead of reading past it.
     @Test(arguments: ["means", "variances", "mdef", "transition_matrices", "sendump"])
     func aTruncatedFileIsNamed(_ file: String) throws {

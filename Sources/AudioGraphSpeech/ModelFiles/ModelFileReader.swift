@@ -1,3 +1,4 @@
+import AudioGraphCore
 import Foundation
 
 /// What is wrong with one model file, in words a user can act on. The caller adds the node,
@@ -23,11 +24,13 @@ struct ModelFileReader {
 
     init(_ path: String) throws(ModelFileProblem) {
         self.path = path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ModelFileProblem(path, "no such file")
+        switch PathKind(path) {
+        case .regular: break
+        case .missing: throw ModelFileProblem(path, "no such file")
+        case .directory: throw ModelFileProblem(path, "is a directory, expected a file")
+        // A pipe said "you don't have permission" (Foundation's words for a failed map).
+        case let other: throw ModelFileProblem(path, "is \(other.noun), not a file")
         }
-        guard !isDirectory.boolValue else { throw ModelFileProblem(path, "is a directory, expected a file") }
         do {
             bytes = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
         } catch {
