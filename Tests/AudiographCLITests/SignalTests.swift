@@ -66,7 +66,7 @@ import Testing
         let port = Int(UInt16(bigEndian: address.sin_port))
         let r = try CLI.run(["run", "Graphs/dictation.json", "--source", try RemoteRecognizerTests.silence(), "--json",
                              "--server", "ws://127.0.0.1:\(port)", "--set", "asr.timeout=120"],
-                            interruptAfter: [1.0, 1.5], timeout: 60)
+                            interruptAfter: [2.0, 2.5], timeout: 60)
         #expect(r.status == 0 && r.stderr.contains("cancelled while starting") && r.stdout.isEmpty, "\(r.stderr)")
     }
 
