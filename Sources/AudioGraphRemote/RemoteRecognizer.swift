@@ -91,10 +91,7 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     /// grammar). Read when the graph is checked, as a local recognizer's: a device, a pipe, a
     /// folder or text that is not UTF-8 is one line naming it.
     private static func grammar(_ path: String, _ p: ResolvedParameters) throws(GraphError) -> String {
-        let kind = PathKind(path)
-        guard kind == .regular else {
-            throw p.error("grammar", kind == .missing ? "\(path): no such file" : "\(path): is \(kind.noun), not a file")
-        }
+        if let why = PathKind(path).fileProblem { throw p.error("grammar", "\(path): \(why)") }
         guard let data = FileManager.default.contents(atPath: path) else { throw p.error("grammar", "\(path): cannot read it") }
         let bytes = [UInt8](data)
         guard let text = TextBytes.utf8(bytes) else { throw p.error("grammar", "\(path): \(TextBytes.notUTF8(bytes))") }

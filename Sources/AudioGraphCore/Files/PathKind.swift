@@ -38,4 +38,14 @@ package enum PathKind: Equatable {
         case .unreadable(let why): "unreadable (\(why))"
         }
     }
+
+    /// Why what is there is no file to read, in an error's words, or nil when it is one:
+    /// "no such file", "is a pipe, not a file".
+    package var fileProblem: String? {
+        switch self {
+        case .regular: nil
+        case .missing: "no such file"
+        default: "is \(noun), not a file"
+        }
+    }
 }

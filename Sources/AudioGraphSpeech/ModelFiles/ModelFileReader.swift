@@ -24,13 +24,10 @@ struct ModelFileReader {
 
     init(_ path: String) throws(ModelFileProblem) {
         self.path = path
-        switch PathKind(path) {
-        case .regular: break
-        case .missing: throw ModelFileProblem(path, "no such file")
-        case .directory: throw ModelFileProblem(path, "is a directory, expected a file")
         // A pipe said "you don't have permission" (Foundation's words for a failed map).
-        case let other: throw ModelFileProblem(path, "is \(other.noun), not a file")
-        }
+        let kind = PathKind(path)
+        if kind == .directory { throw ModelFileProblem(path, "is a directory, expected a file") }
+        if let why = kind.fileProblem { throw ModelFileProblem(path, why) }
         do {
             bytes = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
         } catch {
