@@ -61,7 +61,7 @@ public struct ValidatedGraph: Sendable {
             inputs[e.to].append(e)
             outputs[e.from].append(e)
         }
-        return (inputs.map { $0.count < 2 ? $0 : $0.sorted { $0.toBus < $1.toBus } }, outputs)
+        return (inputs.map { $0.sorted { $0.toBus < $1.toBus } }, outputs)
     }
 
     /// Whether any source is a live device.
