@@ -84,6 +84,18 @@ import Testing
         #expect(errors.errors.allSatisfy { $0.code == .unknownNodeType && $0.suggestion?.contains("\"gain\"") == true })
         #expect(errors.lines.count == GraphValidator.mostErrors + 1)
         #expect(errors.lines.last == "(150 more problems in t.json, not listed)")
+        // Control connections count against the same limit.
+        var controls = GraphDescription(name: "t", file: "t.json")
+        controls.addNode("src", type: "test-signal")
+        controls.addNode("out", type: "null-sink")
+        controls.connect("src", to: "out")
+        controls.controls = []
+        // Each connection names two unknown nodes: two problems.
+        for i in 0..<60 { controls.connectControl("nobody\(i).text", to: "noone\(i).text") }
+        let unknown = try #require(validationErrors(controls))
+        #expect(unknown.errors.count == GraphValidator.mostErrors && unknown.unlisted == 120 - GraphValidator.mostErrors,
+                "\(unknown.errors.count) listed, \(unknown.unlisted) not")
+        #expect(unknown.errors.allSatisfy { $0.code == .unknownNode })
         // A few problems are all listed, with no count.
         var few = GraphDescription(name: "t", file: "t.json")
         few.addNode("src", type: "test-signal")

@@ -24,16 +24,18 @@ import Testing
         let alias = dir.appendingPathComponent("alias.wav").path
         try FileManager.default.createSymbolicLink(atPath: alias, withDestinationPath: recording)
 
-        var reader: NodeHarness? = try NodeHarness("file-source", ["path": .string(recording)], maxFrames: 1600, registry: .builtin)
-        #expect(reader != nil)
         do {
-            _ = try NodeHarness("wav-sink", ["path": .string(alias)], inputs: [Self.format], maxFrames: 1600, registry: .builtin)
-            Issue.record("a sink opened the file another graph reads")
-        } catch let e as EngineError {
-            #expect(e.description.contains("is a file this run reads"), "\(e)")
+            let reader = try NodeHarness("file-source", ["path": .string(recording)], maxFrames: 1600, registry: .builtin)
+            do {
+                _ = try NodeHarness("wav-sink", ["path": .string(alias)], inputs: [Self.format], maxFrames: 1600, registry: .builtin)
+                Issue.record("a sink opened the file another graph reads")
+            } catch let e as EngineError {
+                #expect(e.description.contains("is a file this run reads"), "\(e)")
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: recording)).count > 3200, "the recording is whole")
+            withExtendedLifetime(reader) {}
         }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: recording)).count > 3200, "the recording is whole")
-        reader = nil
+        // The reader is gone.
         let after = try NodeHarness("wav-sink", ["path": .string(alias)], inputs: [Self.format], maxFrames: 1600, registry: .builtin)
         after.endInput()
         try after.finish()
