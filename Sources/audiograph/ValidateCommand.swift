@@ -9,7 +9,8 @@ enum ValidateCommand: Command {
         USAGE: audiograph validate GRAPH.json [--source [NODE=]FILE] [--set NODE.PARAM=VALUE] [--open]
 
         Checks the file's JSON, node types, parameters, connections and cycles, reporting
-        every problem at once (file:line:column: node: parameter: what is wrong). Then
+        every problem at once (file:line:column: node: parameter: what is wrong; past 50,
+        how many more). Then
         opens the inputs to learn their formats and checks that connected nodes agree,
         without creating output files or starting devices. Prints the formats on success.
         When a device or an input file cannot be opened here (no sound server, an example
