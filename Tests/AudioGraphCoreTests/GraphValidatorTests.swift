@@ -127,6 +127,23 @@ import Testing
         #expect(v.order.last == 3 && v.order.firstIndex(of: 2)! > v.order.firstIndex(of: 1)!)
     }
 
+    /// An id the command line could not name (`--set a.b.db=...` splits at the first '.') or
+    /// that prints as something else is refused, with the id it could have been.
+    @Test(arguments: [("a.b", "a_b"), ("a=b", "a_b"), ("mic 1", "mic_1"), ("x\u{1B}[2J", "x_2J"), ("", nil), (" ", nil)])
+    func nodeIdsAreLettersDigitsDashesAndUnderscores(_ id: String, _ suggested: String?) throws {
+        var g = GraphDescription(name: "t", file: "t.json")
+        g.addNode(id, type: "test-signal"); g.addNode("o", type: "null-sink"); g.connect(id, to: "o")
+        let e = try #require(GraphValidator.validate(g, registry: .core).failureErrors.first)
+        #expect(e.description.contains("a node id is letters, digits, '-' and '_' only"), "\(e.description)")
+        #expect(e.suggestion == suggested.map { "did you mean \"\($0)\"?" })
+    }
+
+    @Test func nodeIdsMayBeInAnyScript() throws {
+        var g = GraphDescription(name: "t")
+        g.addNode("micrófono-1_ü", type: "test-signal"); g.addNode("出力", type: "null-sink"); g.connect("micrófono-1_ü", to: "出力")
+        #expect(throws: Never.self) { try GraphValidator.validate(g, registry: .core).get() }
+    }
+
     @Test func fillsDefaults() throws {
         var g = GraphDescription(name: "t")
         g.addNode("s", type: "test-signal"); g.addNode("o", type: "null-sink"); g.connect("s", to: "o")

@@ -27,9 +27,9 @@ public enum GraphValidator {
 
         // Nodes and their parameters.
         for spec in graph.nodes {
-            if spec.id.isEmpty || spec.id.contains(":") {
-                error(.badParameterValue, "node id must be non-empty and contain no ':'", at: spec.location,
-                      node: spec.id)
+            if !NodeID.isWellFormed(spec.id) {
+                error(.badParameterValue, NodeID.rule, at: spec.location, node: spec.id,
+                      suggestion: NodeID.suggestion(for: spec.id).map { "did you mean \"\($0)\"?" })
             }
             if indexById[spec.id] != nil {
                 error(.duplicateNodeId, "duplicate node id (ids must be unique)", at: spec.location, node: spec.id)
