@@ -62,7 +62,7 @@ enum BatchCommand: Command {
         // The graph and its settings are checked once, before any input runs.
         _ = try GraphLoading.load(graph, sources: inputs.first.map { [$0.path] } ?? [], sets: sets)
         if list {
-            for i in inputs { print("\(i.path)\t\(i.output).jsonl" + (BatchInputs.isComplete(i) ? "\t(done)" : "")) }
+            for i in inputs { print("\(VisibleText.escaped(i.path))\t\(VisibleText.escaped(i.output)).jsonl" + (BatchInputs.isComplete(i) ? "\t(done)" : "")) }
             return 0
         }
 

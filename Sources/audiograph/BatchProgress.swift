@@ -1,3 +1,4 @@
+import AudioGraphCore
 import Foundation
 
 /// What `audiograph batch` reports while it runs: a line per finished input (on stdout; a
@@ -44,7 +45,7 @@ final class BatchProgress: @unchecked Sendable {
             audio += seconds
             write(erase())
             let handle = didFail ? FileHandle.standardError : FileHandle.standardOutput
-            handle.write(Data((line + "\n").utf8))
+            handle.write(Data((VisibleText.escaped(line) + "\n").utf8))
         }
     }
 

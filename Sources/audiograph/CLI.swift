@@ -90,7 +90,7 @@ enum CLI {
     }
 
     static func printError(_ line: String) {
-        FileHandle.standardError.write(Data("audiograph: \(line)\n".utf8))
+        FileHandle.standardError.write(Data("audiograph: \(VisibleText.escaped(line))\n".utf8))
     }
 }
 

@@ -33,7 +33,7 @@ enum DotCommand: Command {
                 let n = try NegotiatedGraph(graph)
                 print(GraphDot.render(n.graph, formats: n.formats))
             } catch let e as EngineError where !mustOpen && GraphLoading.decidedAtStart(e) {
-                print("// formats decided at start: \(e.description)")
+                print("// formats decided at start: \(VisibleText.escaped(e.description))")
                 print(GraphDot.render(graph))
             }
         }

@@ -139,6 +139,7 @@ final class EventPrinter: Sendable {
     /// what it says): on a terminal above the live area, otherwise on stderr, so stdout
     /// piped to a file holds the finals alone.
     private func info(_ line: String) {
+        let line = VisibleText.escaped(line)
         if let display { return display.printAbove(line) }
         output.write(line + "\n", to: STDERR_FILENO)
     }
@@ -149,6 +150,7 @@ final class EventPrinter: Sendable {
     }
 
     private func err(_ line: String) {
+        let line = VisibleText.escaped(line)
         // On the same terminal as the live area: above it, not through it.
         if let display, stderrIsTTY { return display.printAbove(line, error: true) }
         output.write(line + "\n", to: STDERR_FILENO)

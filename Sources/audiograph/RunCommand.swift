@@ -130,7 +130,7 @@ enum RunCommand: Command {
             let speed = wall > 0 && audio > 0 && !paced ? ", " + RealTimeSpeed.text(audio: audio, wall: wall) : ""
             // The files the run wrote (its wav-sinks), where a user looks for them.
             let written = graph.nodes.filter { $0.descriptor.type == "wav-sink" }.compactMap { $0.parameters.string("path") }
-            let wrote = reason == .error || written.isEmpty ? "" : "; wrote " + written.joined(separator: ", ")
+            let wrote = reason == .error || written.isEmpty ? "" : "; wrote " + written.map(VisibleText.escaped).joined(separator: ", ")
             output.write(String(format: "audiograph: ended (%@): %.2f s of audio in %.3f s%@%@\n",
                                 reason!.rawValue, audio, wall, speed, wrote), to: STDERR_FILENO)
         }

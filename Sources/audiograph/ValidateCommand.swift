@@ -32,20 +32,23 @@ enum ValidateCommand: Command {
         do {
             negotiated = try NegotiatedGraph(graph)
         } catch let e as EngineError where !mustOpen && GraphLoading.decidedAtStart(e) {
-            print("\(path): valid graph \"\(graph.description.name)\": \(graph.nodes.count) nodes, \(graph.edges.count) connections")
-            print("  formats and conversions: decided at start (\(e.description))")
-            for n in graph.nodes { print("  \(n.id) (\(n.descriptor.type))") }
+            say("\(path): valid graph \"\(graph.description.name)\": \(graph.nodes.count) nodes, \(graph.edges.count) connections")
+            say("  formats and conversions: decided at start (\(e.description))")
+            for n in graph.nodes { say("  \(n.id) (\(n.descriptor.type))") }
             return 0
         }
-        print("\(path): valid graph \"\(graph.description.name)\": \(graph.nodes.count) nodes, \(graph.edges.count) connections")
+        say("\(path): valid graph \"\(graph.description.name)\": \(graph.nodes.count) nodes, \(graph.edges.count) connections")
         for c in negotiated.insertions {
-            print("  inserted \(c.type) \"\(c.id)\": \(c.conversion)")
+            say("  inserted \(c.type) \"\(c.id)\": \(c.conversion)")
         }
         for i in negotiated.graph.order {
             let n = negotiated.graph.nodes[i]
             let outs = negotiated.formats[i].map(\.description).joined(separator: ", ")
-            print("  \(n.id) (\(n.descriptor.type))" + (outs.isEmpty ? "" : " -> \(outs)"))
+            say("  \(n.id) (\(n.descriptor.type))" + (outs.isEmpty ? "" : " -> \(outs)"))
         }
         return 0
     }
+
+    /// Prints `line` with any control characters from the graph (its name, paths) made visible.
+    private static func say(_ line: String) { print(VisibleText.escaped(line)) }
 }

@@ -11,11 +11,12 @@ public enum GraphDot {
                      "  rankdir=LR;",
                      "  node [shape=box, style=rounded, fontname=\"Helvetica\"];"]
         for n in graph.nodes {
-            var label = "\(n.id)\\n\(n.descriptor.type)"
+            var rows = [n.id, n.descriptor.type]
             for p in n.descriptor.parameters {
                 guard let v = n.parameters[p.name], v != p.defaultValue else { continue }
-                label += "\\n\(p.name)=\(v.description.replacingOccurrences(of: "\"", with: "\\\""))"
+                rows.append("\(p.name)=\(v.description)")
             }
+            let label = rows.map(labelText).joined(separator: "\\n")
             var shape = n.descriptor.role == .source ? ", shape=invhouse" : n.descriptor.role == .sink ? ", shape=house" : ""
             if n.id.contains("->") { shape += ", style=\"rounded,dashed\", color=gray40" }
             lines.append("  \(JSONLine.quote(n.id)) [label=\"\(label)\"\(shape)];")
@@ -37,6 +38,12 @@ public enum GraphDot {
         }
         lines.append("}")
         return lines.joined(separator: "\n")
+    }
+
+    /// `s` as it goes between a label's quotes: shown as written (control characters as
+    /// escapes, a backslash as a backslash), never ending the label or starting a dot escape.
+    static func labelText(_ s: String) -> String {
+        VisibleText.escaped(s).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
     }
 
     /// A control connection's colour, by kind (a switch: a new kind cannot go without one).
