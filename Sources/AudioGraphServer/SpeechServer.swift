@@ -46,6 +46,14 @@ public final class SpeechServer: @unchecked Sendable {
     /// Starts listening, then loads the models (one session of each graph run on silence, so
     /// the first client does not wait for a model) and reports ready (`/healthz` 200).
     public func start() throws {
+        let needed = OpenFileLimit.needed(by: configuration)
+        let files = OpenFileLimit.raise(toAtLeast: needed)
+        if files.soft < needed {
+            log("serve: warning: at most \(files.soft) open files (ulimit -n; the hard limit is \(files.hard)) where "
+                + "--max-connections \(configuration.maxConnections) needs about \(needed): past it new connections wait "
+                + "and the HTTP listener spins a core until one closes (raise the hard limit, e.g. systemd's "
+                + "LimitNOFILE=, or lower --max-connections)")
+        }
         // Both listeners open before either is announced: a bad address of one leaves nothing
         // listening and nothing said but its error.
         if let address = configuration.http { http = try HTTPServer(address: address, server: self) }

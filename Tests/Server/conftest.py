@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -32,15 +33,17 @@ CRASHES = {-signal.SIGSEGV, -signal.SIGABRT, -signal.SIGBUS, -signal.SIGILL, -si
 class Server:
     """One `audiograph serve` process."""
 
-    def __init__(self, *args, wyoming="tcp://127.0.0.1:0", http="127.0.0.1:0", env=None):
+    def __init__(self, *args, wyoming="tcp://127.0.0.1:0", http="127.0.0.1:0", env=None, open_files=None):
         self.log = tempfile.NamedTemporaryFile(mode="w+", suffix=".log", delete=False)
         cmd = [BINARY, "serve", "--graphs", os.path.join(ROOT, "Graphs")]
         if wyoming:
             cmd += ["--wyoming", wyoming]
         if http:
             cmd += ["--http", http]
+        # open_files: (soft, hard) limit of open files the server starts with (`ulimit -n`).
+        limit = (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, open_files)) if open_files else None
         self.proc = subprocess.Popen(cmd + list(args), stdout=subprocess.DEVNULL, stderr=self.log, cwd=ROOT,
-                                     env=dict(os.environ, **(env or {})))
+                                     env=dict(os.environ, **(env or {})), preexec_fn=limit)
         self.wyoming_port = self.http_port = None
         deadline = time.time() + 60
         while time.time() < deadline:

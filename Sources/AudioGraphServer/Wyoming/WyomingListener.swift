@@ -82,6 +82,7 @@ final class WyomingListener: @unchecked Sendable {
         let listening = fd
         let isUnix = unixPath != nil
         Thread.detachNewThread { [self] in
+            var outOfFiles = false
             while !stopped.load(ordering: .acquiring) {
                 var addr = sockaddr_storage()
                 var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -89,9 +90,14 @@ final class WyomingListener: @unchecked Sendable {
                 if c < 0 {
                     if errno == EINTR || errno == ECONNABORTED { continue }
                     if stopped.load(ordering: .acquiring) { break }
+                    if (errno == EMFILE || errno == ENFILE) && !outOfFiles {
+                        server.write(log: "wyoming: out of open files (ulimit -n): new connections wait until others close")
+                    }
+                    outOfFiles = errno == EMFILE || errno == ENFILE
                     usleep(10_000)  // out of descriptors: let connections close
                     continue
                 }
+                outOfFiles = false
                 // Events are small writes (a header line, then data): without this Nagle holds
                 // each until the client's delayed ACK, up to 40 ms.
                 if !isUnix { NoDelay.set(on: c) }
