@@ -131,6 +131,43 @@ import Testing
         #expect(r.allBuffers.map(\.frames) == [5000, 5000])
     }
 
+    /// The handler runs on the delivery thread: waiting there for the end would wait for
+    /// itself. Before, `waitUntilEnded(timeout:)` in the handler's `end` slept its whole timeout
+    /// and said "not ended", `waitUntilEnded()` never returned, and `reset()` said "running".
+    @Test func theEventHandlerLearnsTheEndWithoutWaitingForItself() async throws {
+        let engine = try AudioEngine(graph: Self.endless, registry: .testing)
+        let seen = Locked<[String]>([])
+        let box = UncheckedSendable(engine)
+        engine.setEventHandler { e in
+            let e2 = box.value
+            switch e {
+            case .state(.listening):
+                seen.withLock { $0.append("before the end: \(String(describing: e2.waitUntilEnded(timeout: 60)))") }
+                e2.stop()
+            case .end:
+                seen.withLock { $0.append("at the end: \(String(describing: e2.waitUntilEnded(timeout: 60))), \(e2.waitUntilEnded())") }
+                do {
+                    try e2.reset()
+                    seen.withLock { $0.append("reset") }
+                } catch {
+                    seen.withLock { $0.append("\(error)") }
+                }
+            default: break
+            }
+        }
+        #expect(try await engine.run() == .stopped)
+        let lines = seen.withLock { $0 }
+        #expect(lines.count == 3)
+        #expect(lines.first == "before the end: nil")
+        #expect(lines.dropFirst().first == "at the end: Optional(AudioGraphCore.EndReason.stopped), stopped")
+        #expect(lines.last?.contains("reset: called from the engine's event handler") == true, "\(lines)")
+        engine.setEventHandler { _ in }
+        try engine.reset()  // from here, once the run has ended
+        try engine.start()
+        engine.stop()
+        #expect(await engine.ended() == .stopped)
+    }
+
     @Test func tapOnUnknownNodeOrBusThrows() throws {
         let engine = try AudioEngine(graph: Self.rampGraph(frames: 10), registry: .testing)
         try engine.prepare()

@@ -72,6 +72,7 @@ extension AudioEngine {
                 order.add(raw, at: marker == nil ? raw.decided : nil)
             }
             if let reason = ended {
+                lock.withLock { $0.ending = reason }
                 drainTaps(flush: true)
                 _ = takeStreamEvents()  // nodes have finished: complete through the end
                 _ = deliverInOrder(flush: true)

@@ -15,14 +15,27 @@ extension AudioEngine {
     }
 
     /// Blocks the calling thread until the run ends (for synchronous callers like the CLI).
+    /// From the event handler or a tap (the delivery thread) it returns at once during the
+    /// run's last events, and before them is a programming error that stops the process:
+    /// the run cannot end while its delivery thread waits.
     public func waitUntilEnded() -> EndReason {
+        if deliveryThread.isCurrent {
+            guard let r = lock.withLock({ $0.endReason ?? $0.ending }) else {
+                preconditionFailure("AudioEngine.waitUntilEnded() called from the engine's event handler or a tap before "
+                                    + "the end: the run cannot end while its delivery thread waits")
+            }
+            return r
+        }
         while true {
             if let r = waitUntilEnded(timeout: 1) { return r }
         }
     }
 
-    /// Blocks up to `timeout` seconds; returns the end reason if the run has ended.
+    /// Blocks up to `timeout` seconds; returns the end reason if the run has ended. From the
+    /// event handler or a tap (the delivery thread) it does not wait: nothing is delivered
+    /// while they run, so it returns the reason during the run's last events, nil before.
     public func waitUntilEnded(timeout: Double) -> EndReason? {
+        if deliveryThread.isCurrent { return lock.withLock { $0.endReason ?? $0.ending } }
         let deadline = Date(timeIntervalSinceNow: timeout)
         endedCondition.lock()
         defer { endedCondition.unlock() }

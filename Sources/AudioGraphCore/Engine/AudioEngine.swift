@@ -109,6 +109,9 @@ public final class AudioEngine: @unchecked Sendable {
         var waiters: [CheckedContinuation<EndReason, Never>] = []
         var taps: [Tap] = []
         var endReason: EndReason?
+        /// The reason of the end the delivery thread is delivering (its last events), before
+        /// `endReason` is set for everyone.
+        var ending: EndReason?
     }
 
     enum Phase: Int { case idle, prepared, running, ended }
@@ -176,6 +179,9 @@ public final class AudioEngine: @unchecked Sendable {
     }
 
     /// Called for every event, in stream order, on the delivery thread. Set before `start`.
+    /// Nothing is delivered while it runs, so it must not wait for the run's end: there,
+    /// `waitUntilEnded(timeout:)` answers at once, and `reset()` throws (reset once
+    /// `ended()` has returned). `stop()`, `cancel()` and `removeTap` may be called from it.
     public func setEventHandler(_ handler: @escaping @Sendable (EngineEvent) -> Void) {
         lock.withLock { $0.handler = handler }
     }
@@ -235,6 +241,10 @@ public final class AudioEngine: @unchecked Sendable {
     public func reset() throws(EngineError) {
         let now = phase.load(ordering: .acquiring)
         if now == Phase.prepared.rawValue { return }
+        if deliveryThread.isCurrent {
+            throw EngineError(.state, "reset: called from the engine's event handler or a tap, which run on its delivery "
+                              + "thread: reset once `ended()` has returned, from another thread or task")
+        }
         guard now == Phase.ended.rawValue, let plan else {
             throw EngineError(.state, now == Phase.running.rawValue
                 ? "reset: the engine is running (stop or cancel it and await its end first)"
@@ -261,7 +271,7 @@ public final class AudioEngine: @unchecked Sendable {
         (eventStream, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
         outlet = EventOutlet(capacity: options.eventCapacity, policy: graph.isLive ? .drop : .block)
         for step in plan.steps { step.io.events = outlet }
-        lock.withLock { $0.endReason = nil }
+        lock.withLock { $0.endReason = nil; $0.ending = nil }
         phase.store(Phase.prepared.rawValue, ordering: .releasing)
     }
 }

@@ -13,6 +13,8 @@ package final class WorkerThread: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let exited = Atomic<Bool>(true)
     private let exitedSignal = DispatchSemaphore(value: 0)
+    /// The running thread's `pthread_self()` (0 between runs).
+    private let running = Atomic<UInt>(0)
     /// Signalled by `requestStop`, and by whoever has work for the worker.
     public let wake = Wakeup()
 
@@ -29,13 +31,20 @@ package final class WorkerThread: @unchecked Sendable {
         exited.store(false, ordering: .releasing)
         let box = UncheckedSendable(self)
         let t = Thread {
+            box.value.running.store(UInt(pthread_self()), ordering: .releasing)
             body(box.value)
+            box.value.running.store(0, ordering: .releasing)
             box.value.exited.store(true, ordering: .releasing)
             box.value.exitedSignal.signal()
         }
         t.name = name
         if interactive { t.qualityOfService = .userInteractive }
         t.start()
+    }
+
+    /// Whether the caller is this worker's thread (a callback it runs, such as an event handler).
+    public var isCurrent: Bool {
+        running.load(ordering: .acquiring) == UInt(pthread_self())
     }
 
     /// Whether the worker has been asked to stop.
