@@ -96,4 +96,38 @@ import Testing
             }
         }
     }
+
+    /// A header its writer never came back to (data chunk 0 bytes, RIFF size 0 or ending at the
+    /// data chunk: a recorder killed mid-take) holds the rest of the file, with a warning;
+    /// before, such a file played as 0 s without a word. An empty data chunk in a finished
+    /// file (a LIST chunk after it) stays empty.
+    @Test(arguments: [(0, false), (36, false), (-1, true)])
+    func anUnfinishedHeaderPlaysTheRestOfTheFile(riffSize: Int, finishedWithList: Bool) throws {
+        let frames = 800
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("ag-unfinished-\(UUID().uuidString).wav")
+        defer { try? FileManager.default.removeItem(at: url) }
+        var data = Data()
+        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
+        func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
+        data.append(contentsOf: Array("RIFF".utf8)); u32(finishedWithList ? 48 : riffSize); data.append(contentsOf: Array("WAVEfmt ".utf8))
+        u32(16); u16(1); u16(1); u32(16000); u32(32000); u16(2); u16(16)
+        data.append(contentsOf: Array("data".utf8)); u32(0)
+        if finishedWithList {
+            data.append(contentsOf: Array("LIST".utf8)); u32(4); data.append(contentsOf: Array("INFO".utf8))
+        } else {
+            for i in 0..<frames { withUnsafeBytes(of: Int16(i).littleEndian) { data.append(contentsOf: $0) } }
+        }
+        try data.write(to: url)
+        let reader = try WAVFileReader(path: url.path)
+        if finishedWithList {
+            #expect(reader.header.frameCount == 0)
+            #expect(reader.header.warnings.isEmpty)
+            return
+        }
+        #expect(reader.header.frameCount == frames)
+        #expect(reader.header.warnings == ["the header was never finished (its data chunk says 0 bytes, yet 1600 follow): playing the rest of the file"])
+        let buffer = AudioBuffer(format: reader.header.format, frameCapacity: frames)
+        reader.read(into: buffer, start: 0, count: frames)
+        #expect(buffer.channel(0)[frames - 1] == Float(frames - 1) / 32768)
+    }
 }

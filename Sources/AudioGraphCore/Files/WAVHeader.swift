@@ -79,7 +79,15 @@ struct WAVHeader: Equatable {
             case "data":
                 var claimed = declared
                 if riff == "RF64" && declared == 0xFFFF_FFFF, let big = ds64DataSize { claimed = big }
-                if claimed > available {
+                // A writer that never came back to its header (a recorder killed mid-take, one
+                // writing to a pipe) leaves the data chunk at 0 bytes and the RIFF size ending at
+                // or before the audio: the audio is the rest of the file (as FFmpeg and
+                // GStreamer read it). An empty data chunk inside a finished RIFF stays empty.
+                if declared == 0 && available > 0 && riff == "RIFF" && u32(4) + 8 <= body {
+                    warnings.append("the header was never finished (its data chunk says 0 bytes, yet \(available) follow): "
+                                    + "playing the rest of the file")
+                    claimed = available
+                } else if claimed > available {
                     warnings.append("data chunk claims \(claimed) bytes but the file holds \(available); playing what is there")
                     claimed = available
                 }
