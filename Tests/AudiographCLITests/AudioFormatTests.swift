@@ -156,4 +156,33 @@ import Testing
                 "the cut is reported: \(half.stdoutLines.filter { !$0.contains("level") })")
         #expect(half.stdoutLines.last?.contains(#""type":"end","reason":"end-of-input""#) == true)
     }
+
+    /// WAVs of the codecs telephones and dictaphones write: before, the WAV reader refused
+    /// them ("unsupported WAV encoding (format tag 17)") though libsndfile decodes them.
+    @Test(.flite, arguments: ["ima-adpcm", "ms-adpcm", "gsm-full-rate"])
+    func wavsOfOtherCodecsDecodeLikeSox(_ encoding: String) throws {
+        let wav = try #require(Flite.speech("go forward ten meters"))
+        let dir = CLI.tempDir()
+        let coded = dir.appendingPathComponent("\(encoding).wav"), soxs = dir.appendingPathComponent("sox.wav")
+        try #require(Self.run("/usr/bin/sox", [wav.path, "-e", encoding, coded.path]))
+        try #require(Self.run("/usr/bin/sox", [coded.path, "-e", "floating-point", "-b", "32", soxs.path]))
+        let (ours, theirs) = (try Self.decoded(coded), try Self.floats(soxs))
+        let m = Self.match(theirs.samples, ours.samples, reach: 400)
+        #expect(ours.rate == theirs.rate && m.db > 30, "\(encoding) as sox decodes it: \(m.db) dB at lag \(m.lag)")
+        #expect(try words(coded) == words(wav), "the same words as the WAV")
+        // From 0.5 s, twice: GSM 6.10 cannot seek, so the file is decoded up to the start and
+        // opened again for the second time round.
+        let out = dir.appendingPathComponent("twice.wav"), g = dir.appendingPathComponent("twice.json")
+        try """
+        {"nodes": [{"id": "src", "type": "file-source", "params": {"path": "\(coded.path)", "start": 0.5, "loop": 2}},
+                   {"id": "out", "type": "wav-sink", "params": {"path": "\(out.path)", "format": "f32"}}],
+         "connections": [{"from": "src", "to": "out"}]}
+        """.write(to: g, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["run", g.path])
+        #expect(r.status == 0 && !r.stderr.contains("warning"), "\(r.stderr)")
+        let twice = try Self.floats(out).samples, skip = ours.rate / 2
+        #expect(twice.count == 2 * (ours.samples.count - skip), "\(twice.count) samples")
+        #expect(Array(twice.prefix(ours.samples.count - skip)) == Array(ours.samples.dropFirst(skip)), "the first time round")
+        #expect(Array(twice.suffix(ours.samples.count - skip)) == Array(ours.samples.dropFirst(skip)), "the second")
+    }
 }

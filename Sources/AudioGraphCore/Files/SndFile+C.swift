@@ -5,7 +5,8 @@ import Foundation
 /// (WAV/RF64, FLAC, Ogg Vorbis and Opus, MP3, AIFF, CAF, …), reading float frames, seeking.
 /// Not thread-safe: one thread at a time.
 final class SndFile {
-    private let handle: OpaquePointer
+    private var handle: OpaquePointer
+    private let path: String
     let format: StreamFormat
     /// Frames the file holds (libsndfile's count; an estimate for MP3).
     let frames: Int
@@ -28,6 +29,7 @@ final class SndFile {
             throw EngineError(.audioFile, "\(path): unsupported sample rate \(info.samplerate) Hz (8000-384000)")
         }
         handle = h
+        self.path = path
         format = StreamFormat(sampleRate: Double(info.samplerate), channelCount: Int(info.channels))
         frames = Int(max(0, info.frames))
         var major = SF_FORMAT_INFO()
@@ -43,13 +45,41 @@ final class SndFile {
 
     deinit { sf_close(handle) }
 
+    /// The frame the next read starts at.
+    private(set) var position = 0
+
     /// Reads up to `count` interleaved frames; fewer at the end (or on a decoding error).
     func read(into p: UnsafeMutablePointer<Float>, count: Int) -> Int {
-        Int(sf_readf_float(handle, p, sf_count_t(count)))
+        let n = Int(sf_readf_float(handle, p, sf_count_t(count)))
+        position += max(0, n)
+        return n
     }
 
-    /// Moves to frame `frame`; false when the file cannot seek there.
-    func seek(to frame: Int) -> Bool { sf_seek(handle, sf_count_t(frame), SEEK_SET) >= 0 }
+    /// Moves to frame `frame`; false when the file cannot get there. A codec that cannot
+    /// seek (GSM 6.10 in a WAV) gets there by decoding from where it is, or from the start
+    /// (the file opened again) when `frame` is behind; where the file already is, nothing is asked.
+    func seek(to frame: Int) -> Bool {
+        if frame == position { return true }
+        if sf_seek(handle, sf_count_t(frame), SEEK_SET) >= 0 {
+            position = frame
+            return true
+        }
+        if frame < position {
+            var info = SF_INFO()
+            guard let again = sf_open(path, Int32(SFM_READ), &info) else { return false }
+            _ = sf_command(again, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
+            sf_close(handle)
+            handle = again
+            position = 0
+        }
+        let chunk = 4096
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: chunk * format.channelCount)
+        defer { scratch.deallocate() }
+        while position < frame {
+            guard read(into: scratch, count: min(chunk, frame - position)) > 0 else { return false }
+        }
+        return true
+    }
 
     /// The decoding error after a short read, if there was one.
     var error: String? {

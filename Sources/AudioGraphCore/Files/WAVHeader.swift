@@ -118,7 +118,7 @@ struct WAVHeader: Equatable {
         case (1, _), (3, _), (6, _), (7, _):
             throw WAVParseError("unsupported sample size: \(bits) bits for format \(formatTag)")
         default:
-            throw WAVParseError("unsupported WAV encoding (format tag \(formatTag)); use PCM or float")
+            throw WAVParseError(WAVParseError.codecNeeded + " (format tag \(formatTag))")
         }
         guard channels > 0 else { throw WAVParseError("header says 0 channels") }
         guard channelRange.contains(channels) else {
@@ -147,4 +147,11 @@ struct WAVHeader: Equatable {
 struct WAVParseError: Error {
     var message: String
     init(_ message: String) { self.message = message }
+
+    /// How the refusal of a WAV whose samples need a codec (IMA or MS ADPCM, GSM 6.10, ...)
+    /// begins: the file source hands such a file to libsndfile, which has the codecs.
+    static let codecNeeded = "a WAV encoding the WAV reader does not decode"
+
+    /// Whether `error` (from opening a ``WAVFileReader``) is that refusal.
+    static func isCodecNeeded(_ error: EngineError) -> Bool { error.message.hasPrefix(codecNeeded) }
 }

@@ -12,7 +12,7 @@ package final class FileSource: AudioNode {
     /// The `file-source` node type: its parameters, buses and factory.
     package static let descriptor = NodeDescriptor(
         type: "file-source",
-        summary: "Plays a sound file: WAV (PCM 8-32-bit, float, mu/A-law), FLAC, Ogg Vorbis/Opus, MP3, AIFF, CAF (libsndfile); 1-8 channels; 8-384 kHz.",
+        summary: "Plays a sound file: WAV (PCM 8-32-bit, float, mu/A-law; IMA and MS ADPCM, GSM 6.10 through libsndfile), FLAC, Ogg Vorbis/Opus, MP3, AIFF, CAF (libsndfile); 1-8 channels; 8-384 kHz.",
         role: .source,
         parameters: [
             ParameterSpec("path", .path, required: true, help: "sound file to play (WAV; FLAC, Ogg, MP3, AIFF, ... through libsndfile)"),
@@ -96,27 +96,16 @@ package final class FileSource: AudioNode {
         if !Self.isWAV(path) && Self.isNamedWAV(path) {
             // Named .wav without a RIFF header: libsndfile may know it by its content (an MP3
             // renamed); if it does not, the WAV reader's complaint is the one to show.
-            if let f = try? SndFile(path: path) {
-                decoder = SoundFileDecoder(file: f)
-                startFrame = f.frames > 0 ? min(Int(startSeconds * f.format.sampleRate), f.frames) : 0
-                return
-            }
+            if let f = try? SndFile(path: path) { return decode(f) }
         } else if !Self.isWAV(path) {
-            do {
-                let f = try SndFile(path: path)
-                decoder = SoundFileDecoder(file: f)
-                startFrame = f.frames > 0 ? min(Int(startSeconds * f.format.sampleRate), f.frames) : 0
-                return
-            } catch {
-                var e = error
-                e.parameter = "path"
-                throw e
-            }
+            return decode(try Self.sndFile(path))
         }
         let r: WAVFileReader
         do {
             r = try WAVFileReader(path: path)
         } catch {
+            // A WAV of a codec the reader does not have (IMA or MS ADPCM, GSM 6.10): libsndfile's.
+            if WAVParseError.isCodecNeeded(error) { return decode(try Self.sndFile(path)) }
             var e = error
             e.parameter = "path"
             throw e
@@ -125,6 +114,23 @@ package final class FileSource: AudioNode {
         nonFinite = r.nonFiniteSamples()
         startFrame = min(Int(startSeconds * r.header.format.sampleRate), r.header.frameCount)
         position = startFrame
+    }
+
+    /// Plays `f` through a decoder thread, from the start time.
+    private func decode(_ f: SndFile) {
+        decoder = SoundFileDecoder(file: f)
+        startFrame = f.frames > 0 ? min(Int(startSeconds * f.format.sampleRate), f.frames) : 0
+    }
+
+    /// `path` opened by libsndfile; its refusal names the parameter.
+    private static func sndFile(_ path: String) throws(EngineError) -> SndFile {
+        do {
+            return try SndFile(path: path)
+        } catch {
+            var e = error
+            e.parameter = "path"
+            throw e
+        }
     }
 
     package func outputFormats(for inputs: [StreamFormat]) throws(GraphError) -> [StreamFormat] {
