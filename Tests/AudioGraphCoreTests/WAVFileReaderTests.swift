@@ -130,4 +130,30 @@ import Testing
         reader.read(into: buffer, start: 0, count: frames)
         #expect(buffer.channel(0)[frames - 1] == Float(frames - 1) / 32768)
     }
+
+    /// RF64 and BW64 (the same layout under EBU's later name): sizes of 0xFFFFFFFF in the RIFF
+    /// and data chunks, the real ones in the ds64 chunk. Before, BW64 was "no RIFF/WAVE header".
+    @Test(arguments: ["RF64", "BW64"])
+    func sixtyFourBitHeadersTakeTheirSizesFromDs64(_ id: String) throws {
+        let frames = 500
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("ag-\(id)-\(UUID().uuidString).wav")
+        defer { try? FileManager.default.removeItem(at: url) }
+        var data = Data()
+        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
+        func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
+        data.append(contentsOf: Array(id.utf8)); u32(0xFFFF_FFFF); data.append(contentsOf: Array("WAVE".utf8))
+        data.append(contentsOf: Array("ds64".utf8)); u32(28)
+        u32(72 + frames * 2); u32(0); u32(frames * 2); u32(0); u32(frames); u32(0); u32(0)  // RIFF, data, sample count; no table
+        data.append(contentsOf: Array("fmt ".utf8)); u32(16); u16(1); u16(1); u32(16000); u32(32000); u16(2); u16(16)
+        data.append(contentsOf: Array("data".utf8)); u32(0xFFFF_FFFF)
+        for i in 0..<frames { withUnsafeBytes(of: Int16(-i).littleEndian) { data.append(contentsOf: $0) } }
+        data.append(contentsOf: [0x4C, 0x49, 0x53, 0x54, 4, 0, 0, 0, 0x49, 0x4E, 0x46, 0x4F])  // a LIST chunk after the audio
+        try data.write(to: url)
+        let reader = try WAVFileReader(path: url.path)
+        #expect(reader.header.frameCount == frames)
+        #expect(reader.header.warnings.isEmpty, "\(reader.header.warnings)")
+        let buffer = AudioBuffer(format: reader.header.format, frameCapacity: frames)
+        reader.read(into: buffer, start: 0, count: frames)
+        #expect(buffer.channel(0)[frames - 1] == Float(-(frames - 1)) / 32768)
+    }
 }

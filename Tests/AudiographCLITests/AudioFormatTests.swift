@@ -185,4 +185,16 @@ import Testing
         #expect(Array(twice.prefix(ours.samples.count - skip)) == Array(ours.samples.dropFirst(skip)), "the first time round")
         #expect(Array(twice.suffix(ours.samples.count - skip)) == Array(ours.samples.dropFirst(skip)), "the second")
     }
+
+    /// A big-endian WAV (RIFX) goes to libsndfile; before, the WAV reader took it by its first
+    /// bytes and refused it ("no RIFF/WAVE header").
+    @Test(.flite) func bigEndianRIFXIsTheSameSound() throws {
+        let wav = try #require(Flite.speech("go forward ten meters"))
+        let rifx = CLI.tempDir().appendingPathComponent("big-endian.wav")
+        try #require(Self.run("/usr/bin/sox", [wav.path, "-B", rifx.path]))
+        let head = try Data(contentsOf: rifx).prefix(4)
+        try #require(String(decoding: head, as: UTF8.self) == "RIFX")
+        let (ours, original) = (try Self.decoded(rifx), try Self.decoded(wav))
+        #expect(ours.rate == original.rate && ours.samples == original.samples)
+    }
 }

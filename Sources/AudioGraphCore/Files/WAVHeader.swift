@@ -52,7 +52,9 @@ struct WAVHeader: Equatable {
 
         guard size >= 12 else { throw WAVParseError("not a WAV file: only \(size) bytes") }
         let riff = tag(0)
-        guard riff == "RIFF" || riff == "RF64", tag(8) == "WAVE" else {
+        // BW64 (EBU Tech 3285-s5, ITU-R BS.2088) is RF64 under another name.
+        let is64 = riff == "RF64" || riff == "BW64"
+        guard riff == "RIFF" || is64, tag(8) == "WAVE" else {
             throw WAVParseError("not a WAV file: no RIFF/WAVE header")
         }
         var fmt: (offset: Int, size: Int)?
@@ -78,7 +80,7 @@ struct WAVHeader: Equatable {
                 }
             case "data":
                 var claimed = declared
-                if riff == "RF64" && declared == 0xFFFF_FFFF, let big = ds64DataSize { claimed = big }
+                if is64 && declared == 0xFFFF_FFFF, let big = ds64DataSize { claimed = big }
                 // A writer that never came back to its header (a recorder killed mid-take, one
                 // writing to a pipe) leaves the data chunk at 0 bytes and the RIFF size ending at
                 // or before the audio: the audio is the rest of the file (as FFmpeg and

@@ -70,14 +70,15 @@ package final class FileSource: AudioNode {
     }
 
     /// Whether `path` is read by the WAV reader rather than libsndfile: named as a WAV and
-    /// starting like one (an MP3 or FLAC renamed `.wav` goes to libsndfile, which knows it by
-    /// its content; a file too short to tell goes to the WAV reader, which says why).
+    /// starting like one the reader knows, little-endian RIFF, RF64 or BW64 (an MP3 or FLAC
+    /// renamed `.wav` goes to libsndfile, which knows it by its content, as does a big-endian
+    /// RIFX; a file too short to tell goes to the WAV reader, which says why).
     static func isWAV(_ path: String) -> Bool {
         guard isNamedWAV(path) else { return false }
         guard let h = FileHandle(forReadingAtPath: path) else { return true }
         defer { try? h.close() }
         guard let head = try? h.read(upToCount: 4), head.count == 4 else { return true }
-        return ["RIFF", "RIFX", "RF64", "BW64"].contains(String(decoding: head, as: UTF8.self))
+        return ["RIFF", "RF64", "BW64"].contains(String(decoding: head, as: UTF8.self))
     }
 
     /// Whether `path` has a WAV file's extension.
