@@ -34,12 +34,13 @@ enum DevicesCommand: Command {
             }
             return 0
         }
-        print("PulseAudio server \(server)")
+        print(VisibleText.escaped("PulseAudio server \(server)"))
         for (title, list) in [("sources", sources), ("sinks", sinks)] {
             print("\(title):")
             if list.isEmpty { print("  (none)") }
             for d in list {
-                print("  \(d.isDefault ? "*" : " ") \(d.name)  \(d.sampleFormat) \(d.channels)ch \(d.rate)Hz  \(d.description)")
+                // Names and descriptions come from the devices (a Bluetooth one names itself).
+                print(VisibleText.escaped("  \(d.isDefault ? "*" : " ") \(d.name)  \(d.sampleFormat) \(d.channels)ch \(d.rate)Hz  \(d.description)"))
             }
         }
         return 0

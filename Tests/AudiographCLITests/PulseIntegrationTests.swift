@@ -114,6 +114,31 @@ import Testing
         #expect(text.stdout.contains("* agtest_pipe"))
     }
 
+    /// A device's description is the device's to choose (a Bluetooth one names itself): an
+    /// escape sequence in it is shown, not sent to the terminal (a module argument cannot hold
+    /// a newline).
+    @Test(.pulseDaemon) func aDeviceNamedWithControlCharactersIsListedVisibly() throws {
+        func pactl(_ args: [String]) throws -> String {
+            let p = Process(), out = Pipe()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
+            p.arguments = args
+            p.standardOutput = out
+            try p.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let module = try pactl(["load-module", "module-null-sink", "sink_name=agtest_named",
+                                "sink_properties=device.description='Speaker\u{1B}[2J'"])
+        try #require(Int(module) != nil, "pactl load-module: \(module)")
+        defer { _ = try? pactl(["unload-module", module]) }
+        let r = try CLI.run(["devices"])
+        #expect(r.status == 0)
+        let line = r.stdoutLines.first { $0.contains("agtest_named ") }
+        #expect(line?.hasSuffix("Speaker\\u{1B}[2J") == true, "\(r.stdout)")
+        #expect(!r.stdout.unicodeScalars.contains("\u{1B}"))
+    }
+
     @Test(.flite, .pulseDaemon) func captureArrivesCompleteAndSampleExact() throws {
         let pipe = try #require(Self.pipe)
         let out = CLI.tempDir().appendingPathComponent("cap.wav")
