@@ -90,10 +90,11 @@ final class EventPrinter: Sendable {
         case .utteranceEnd(let node, let u, let t, _):
             info(String(format: "%8.3f s  %@  utterance %d ends", t, node, u))
         case .partial(_, _, let text):
-            display?.setPartial(text)
+            // Results may come from a speech server (remote-recognizer): shown, never obeyed.
+            display?.setPartial(VisibleText.escaped(text))
         case .final(_, let r):
             display?.setPartial(nil)
-            out(String(format: "%8.3f s  [%d] ", r.start, r.utterance) + style.paint(r.text, "1")
+            out(String(format: "%8.3f s  [%d] ", r.start, r.utterance) + style.paint(VisibleText.escaped(r.text), "1")
                 + String(format: "  (confidence %.2f)", r.confidence))
         case .speakStart(let node, _, let text, let t):
             info(String(format: "%8.3f s  %@  says: %@", t, node, text))
