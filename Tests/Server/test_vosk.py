@@ -69,3 +69,18 @@ def test_vosk_bad_config_fields_are_errors_naming_the_field(server, speech):
     for (config, field), answer in zip(bad, answers):
         assert answer["code"] == "bad-config" and field in answer["error"], (config, answer)
     assert [f["text"] for f in finals if "text" in f] == ["go home"], finals
+
+
+def test_a_client_that_closes_gets_the_close_frame_back(server):
+    """RFC 6455 5.5.1: a close frame is answered with one. Before, the server dropped the
+    connection instead, and every client saw an abnormal closure (1006: websockets' "no
+    close frame received", a browser's wasClean false) after a session that went well."""
+
+    async def go(path, code):
+        async with websockets.connect(f"ws://127.0.0.1:{server.http_port}{path}") as ws:
+            await ws.close(code=code)
+            return ws.protocol.close_rcvd  # the close frame the server sent back, if any
+    for path in ("/", "/audiograph"):
+        for code in (1000, 4000):
+            answer = run(go(path, code))
+            assert answer is not None and answer.code == code, (path, code, answer)

@@ -89,7 +89,13 @@ final class WebSocketConnection: @unchecked Sendable {
         let opcode = flags & 0xF
         let fin = flags & 0x80 != 0
         switch opcode {
-        case 0x8: return false  // close
+        case 0x8:
+            // The client closes: answered with a close frame of its status code (RFC 6455
+            // 5.5.1), so its side ends cleanly (1000), not as a dropped connection (1006).
+            var payload = bytes.count >= 2 ? [bytes[0], bytes[1]] : []
+            _ = write(opcode: UInt32(MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE), &payload)
+            open.withLock { $0 = false }
+            return false
         case 0x9:  // ping: answered with a pong carrying its payload
             var payload = [UInt8](bytes)
             _ = write(opcode: UInt32(MG_WEBSOCKET_OPCODE_PONG), &payload)
