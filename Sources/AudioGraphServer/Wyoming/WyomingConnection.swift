@@ -154,7 +154,7 @@ final class WyomingConnection: @unchecked Sendable {
         // A field that is there must be the stream's (a number that is no whole number is not).
         func differs(_ key: String, _ value: Int) -> Bool { !(e.data[key] == nil || e.data[key] is NSNull) && e.whole(key) != value }
         if differs("rate", stream.rate) || differs("width", stream.width) || differs("channels", stream.channels) {
-            return fault("audio-chunk: format differs from audio-start's (\(stream.rate) Hz, \(stream.width) bytes, \(stream.channels) channels)", "bad-audio")
+            return fault("audio-chunk: format differs from audio-start's (\(stream.rate) Hz, \(stream.width) bytes, \(stream.channels) channel\(stream.channels == 1 ? "" : "s"))", "bad-audio")
         }
         guard let payload = e.payload else { return }
         if stream.audioSeconds > server.configuration.maxSessionSeconds {
