@@ -55,6 +55,20 @@ import Testing
         #expect(e.contains { $0.description.contains("unknown key \"conections\"") })
     }
 
+    /// A file wrong throughout lists its first 50 problems and counts the rest, as the
+    /// validator does; before, 100,000 unknown keys were 100,000 lines.
+    @Test func aFileWrongThroughoutListsFiftyAndCountsTheRest() throws {
+        let nodes = (0..<200).map { #"{"id": "n\#($0)", "type": "gain", "bogus": 1}"# }.joined(separator: ", ")
+        do {
+            _ = try GraphFile.parse(Array(#"{"nodes": [\#(nodes)], "connections": []}"#.utf8), file: "g.json")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.errors.count == GraphValidator.mostErrors)
+            #expect(error.unlisted == 150)
+            #expect(error.lines.last == "(150 more problems in g.json, not listed)")
+        }
+    }
+
     @Test func duplicateKeysAreErrors() {
         let e = errors(#"{"nodes": [], "nodes": []}"#)
         #expect(e.first?.description.contains("duplicate key \"nodes\"") == true)

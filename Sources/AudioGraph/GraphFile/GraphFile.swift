@@ -77,7 +77,7 @@ public enum GraphFile {
         }
         var reader = Reader(file: file)
         let graph = reader.graph(root)
-        if !reader.errors.isEmpty { throw GraphErrors(reader.errors) }
+        if !reader.errors.isEmpty { throw GraphErrors(reader.errors, unlisted: reader.unlisted) }
         return graph
     }
 
@@ -85,10 +85,16 @@ public enum GraphFile {
     private struct Reader {
         let file: String
         var errors: [GraphError] = []
+        /// Problems past the first ``GraphValidator/mostErrors``, counted (as the validator's are).
+        var unlisted = 0
 
-        mutating func error(_ code: GraphError.Code, _ message: String, at location: SourceLocation,
+        mutating func error(_ code: GraphError.Code, _ message: @autoclosure () -> String, at location: SourceLocation,
                             node: String? = nil, key: String? = nil) {
-            errors.append(GraphError(code, message, file: file, line: location.line, column: location.column,
+            guard errors.count < GraphValidator.mostErrors else {
+                unlisted += 1
+                return
+            }
+            errors.append(GraphError(code, message(), file: file, line: location.line, column: location.column,
                                      node: node, parameter: key))
         }
 
