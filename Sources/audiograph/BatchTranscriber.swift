@@ -61,17 +61,18 @@ struct BatchTranscriber: Sendable {
         let subtitles = Subtitles(result.finals)
         let contents = ["srt": subtitles.srt, "vtt": subtitles.webVTT,
                         "jsonl": result.lines.map { $0 + "\n" }.joined()]
+        // All three written beside their places first, then renamed: a full disk leaves none
+        // of them half there, and no temporary behind.
+        let paths = BatchInputs.formats.map { (format: $0, path: input.output + "." + $0, temporary: input.output + "." + $0 + ".partial") }
         do {
             let folder = (input.output as NSString).deletingLastPathComponent
             if let failure = BatchOutput.makeFolders(folder.isEmpty ? "." : folder) { throw EngineError(.io, failure) }
-            for format in BatchInputs.formats {
-                let path = input.output + "." + format, temporary = path + ".partial"
-                try Data(contents[format]!.utf8).write(to: URL(fileURLWithPath: temporary))
-                if rename(temporary, path) != 0 {
-                    throw EngineError(.io, "cannot rename to \(path): \(String(cString: strerror(errno)))", file: temporary)
-                }
+            for p in paths { try Data(contents[p.format]!.utf8).write(to: URL(fileURLWithPath: p.temporary)) }
+            for p in paths where rename(p.temporary, p.path) != 0 {
+                throw EngineError(.io, "cannot rename to \(p.path): \(String(cString: strerror(errno)))", file: p.temporary)
             }
         } catch {
+            for p in paths { unlink(p.temporary) }
             return .failed("cannot write the results: \(Self.describe(error))")
         }
         return .done(audio: session.position, utterances: result.finals.count)
