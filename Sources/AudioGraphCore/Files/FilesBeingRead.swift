@@ -11,6 +11,11 @@ package enum FilesBeingRead {
         let device: UInt64
         let inode: UInt64
 
+        init(device: UInt64, inode: UInt64) {
+            self.device = device
+            self.inode = inode
+        }
+
         /// What `path` names (after links), or nil when it names nothing.
         package init?(_ path: String) {
             var info = stat()

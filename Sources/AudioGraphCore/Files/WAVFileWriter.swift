@@ -13,6 +13,9 @@ final class WAVFileWriter {
     let format: StreamFormat
     let sampleFormat: SampleFormat
     private let fd: Int32
+    /// This writer's hold on the file (``FilesBeingWritten``), given back at close.
+    private var claim: FilesBeingRead.Identity?
+    private var isOpen = true
     private var dataBytes = 0
     private var bytesSinceHeader = 0
     private var scratch: UnsafeMutableRawPointer
@@ -34,16 +37,37 @@ final class WAVFileWriter {
             throw EngineError(.io, "is a file this run reads (a file source's): writing it would destroy it", file: path,
                               parameter: "path", suggestion: "write to another file")
         }
-        fd = Foundation.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // Opened without truncating: a file another sink writes is left as it is.
+        fd = Foundation.open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw EngineError(.io, "cannot create: \(String(cString: strerror(errno)))", file: path, parameter: "path")
+        }
+        switch FilesBeingWritten.claim(fd) {
+        case .taken:
+            Foundation.close(fd)
+            throw EngineError(.io, "is a file another sink of this run writes: two writers would mix their audio in it", file: path,
+                              parameter: "path", suggestion: "give each wav-sink a file of its own")
+        case .held(let id):
+            claim = id
+            guard ftruncate(fd, 0) == 0 else {
+                let why = String(cString: strerror(errno))
+                FilesBeingWritten.release(id)
+                Foundation.close(fd)
+                throw EngineError(.io, "cannot empty it: \(why)", file: path, parameter: "path")
+            }
+        case .device:
+            break
         }
         scratchSize = max(maxFrames, 1) * format.channelCount * 4
         scratch = .allocate(byteCount: scratchSize, alignment: 16)
         try writeHeader()
     }
 
-    deinit { scratch.deallocate() }
+    deinit {
+        scratch.deallocate()
+        if isOpen { Foundation.close(fd) }  // an init that failed at the header, a run never finished
+        if let claim { FilesBeingWritten.release(claim) }
+    }
 
     private var bytesPerSample: Int { sampleFormat == .s16 ? 2 : sampleFormat == .s24 ? 3 : 4 }
 
@@ -91,7 +115,12 @@ final class WAVFileWriter {
 
     /// Writes the final sizes and closes the file.
     func close() throws(EngineError) {
-        defer { Foundation.close(fd) }
+        defer {
+            Foundation.close(fd)
+            isOpen = false
+            if let claim { FilesBeingWritten.release(claim) }
+            claim = nil
+        }
         if dataBytes & 1 == 1 {
             var pad: UInt8 = 0
             try writeAll(&pad, 1)
