@@ -21,7 +21,8 @@ enum BatchCommand: Command {
         inside the folder. Inputs whose three files exist are skipped, so after Ctrl-C or a
         crash the same command resumes (a result file is renamed into place whole; an input
         interrupted while it ran is done again). An input that fails is reported and the
-        others go on (exit status 1 at the end).
+        others go on (exit status 1 at the end). A graph with a wav-sink is refused (its one
+        file would be written for every input) unless the sink writes to a device (/dev/null).
         Each finished input gets a line on stdout; failures, the summary and (when stderr is a
         terminal) one progress bar for the whole job, below the lines, go to stderr.
 
@@ -60,7 +61,16 @@ enum BatchCommand: Command {
         let inputs = try BatchInputs(arguments, outputFolder: output).shard(shard.index, of: shard.count)
         try BatchOutput.prepare(output, create: !list)
         // The graph and its settings are checked once, before any input runs.
-        _ = try GraphLoading.load(graph, sources: inputs.first.map { [$0.path] } ?? [], sets: sets)
+        let checked = try GraphLoading.load(graph, sources: inputs.first.map { [$0.path] } ?? [], sets: sets)
+        // A sink's file is the graph's, the same for every input: each would replace the last
+        // (with several workers, two would write it at once). A device (/dev/null) takes them all.
+        for n in checked.nodes where n.descriptor.type == "wav-sink" {
+            guard let path = n.parameters.string("path"), case .special = PathKind(path) else {
+                throw UsageError("\(graph): node \"\(n.id)\" (wav-sink) would write \(n.parameters.string("path") ?? "its file") "
+                                 + "for every input, each replacing the last; batch keeps each input's results in --output "
+                                 + "(make it a null-sink, or --set \(n.id).path=/dev/null)")
+            }
+        }
         if list {
             for i in inputs { print("\(VisibleText.escaped(i.path))\t\(VisibleText.escaped(i.output)).jsonl" + (BatchInputs.isComplete(i) ? "\t(done)" : "")) }
             return 0

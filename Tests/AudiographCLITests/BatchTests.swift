@@ -187,6 +187,16 @@ import Testing
         }
         let badGraph = try CLI.run(["batch", "graphs/transcribe.json", wav.path, "--set", "asr.partials=loud"])
         #expect(badGraph.status == 2 && badGraph.stderrLines.count == 1 && badGraph.stderr.contains("partials"), "\(badGraph.stderr)")
+        // A graph that writes a file of its own would write it for every input (two workers at
+        // once); before, the inputs replaced each other's audio in it, or mixed it.
+        let gain = CLI.packageRoot.appendingPathComponent("Graphs/gain.json").path
+        let sink = try CLI.run(["batch", gain, wav.path, "--output", folder.appendingPathComponent("o").path], directory: folder)
+        #expect(sink.status == 2 && sink.stderrLines.count == 1 && sink.stderr.contains(#"node "out" (wav-sink) would write output.wav for every input"#),
+                "\(sink.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("output.wav").path))
+        let toNull = try CLI.run(["batch", gain, wav.path, "--output", folder.appendingPathComponent("o").path, "--set", "out.path=/dev/null"],
+                                 directory: folder)
+        #expect(toNull.status == 0, "\(toNull.stderr)")
         // A folder input's file whose results go to a subfolder that cannot be made (a file
         // stands there): that input fails, named, with the system's reason.
         let tree = folder.appendingPathComponent("tree/sub")
