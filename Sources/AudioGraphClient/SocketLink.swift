@@ -138,7 +138,16 @@ final class SocketLink: @unchecked Sendable {
     private func frame(_ connection: OpaquePointer?, flags: Int32, bytes: UnsafeRawBufferPointer) -> Bool {
         let opcode = flags & 0xF
         switch opcode {
-        case 0x8: return false
+        case 0x8:
+            // The server closes: answered with a close frame of its status code (RFC 6455 5.5.1).
+            if let connection {
+                let code = bytes.count >= 2 ? Array(bytes.prefix(2)) : []
+                _ = code.withUnsafeBytes {
+                    mg_websocket_client_write(connection, Int32(MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE),
+                                              $0.baseAddress?.assumingMemoryBound(to: CChar.self), code.count)
+                }
+            }
+            return false
         case 0x9:
             // A ping is answered with its payload (RFC 6455 5.5.2); servers and proxies that
             // ping close a connection that does not. (civetweb's own connection: a ping may

@@ -18,10 +18,11 @@ import Testing
         private final class Accepted: Sendable {
             let fds = Mutex<[Int32]>([])
             let pongs = Mutex<[String]>([])
+            let closes = Mutex<[UInt16]>([])
         }
         private let accepted = Accepted()
 
-        init(handshake: Bool, ping: Bool = false, says message: String? = nil) throws {
+        init(handshake: Bool, ping: Bool = false, says message: String? = nil, closesWith closeCode: UInt16? = nil) throws {
             let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             self.listener = listener
             var address = sockaddr_in()
@@ -62,6 +63,16 @@ import Testing
                             guard sent == frame.count else { break }
                         }
                     }
+                    if let closeCode {
+                        let frame: [UInt8] = [0x88, 2, UInt8(closeCode >> 8), UInt8(closeCode & 0xFF)]
+                        _ = frame.withUnsafeBytes { send(c, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                        Self.readFrames(c) { opcode, payload in
+                            if opcode == 0x8 && payload.count >= 2 {
+                                accepted.closes.withLock { $0.append(UInt16(payload[0]) << 8 | UInt16(payload[1])) }
+                            }
+                        }
+                        continue
+                    }
                     guard ping else { continue }
                     let frame: [UInt8] = [0x89, 4] + Array("beat".utf8)
                     _ = frame.withUnsafeBytes { write(c, $0.baseAddress, $0.count) }
@@ -94,6 +105,10 @@ import Testing
         /// Payloads of the pongs the client sent back (with `ping`, the server pings once
         /// after the handshake and reads the client's frames).
         var pongs: [String] { accepted.pongs.withLock { $0 } }
+
+        /// Status codes of the close frames the client sent back (with `closesWith`, the server
+        /// closes after the handshake and reads the client's frames).
+        var closes: [UInt16] { accepted.closes.withLock { $0 } }
 
         /// Connections accepted so far.
         var connections: Int { accepted.fds.withLock { $0.count } }
@@ -156,6 +171,15 @@ import Testing
         let server = try QuietServer(handshake: true, ping: true)
         _ = await Self.failure { try await RemoteRecognitionSession(server.endpoint(timeout: 1)).start() }
         #expect(server.pongs == ["beat"])
+    }
+
+    @Test func aServersCloseIsAnsweredWithItsCode() async throws {
+        // RFC 6455 5.5.1: before, the client dropped the connection without a close frame.
+        let server = try QuietServer(handshake: true, closesWith: 1001)
+        let error = await Self.failure { try await RemoteRecognitionSession(server.endpoint(timeout: 5)).start() }
+        #expect(error != nil)
+        for _ in 0..<100 where server.closes.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(server.closes == [1001])
     }
 
     @Test func aMessageNestedTooDeepIsAnErrorNotACrash() async throws {
