@@ -11,7 +11,8 @@ final class ByteChannel: @unchecked Sendable {
     let output: Int32
     /// Who is at the other end, for the log.
     let peer: String
-    private let writeLock = Mutex<Bool>(false)  // true once a write failed
+    /// The errno of the write that failed, once one has (0 before).
+    private let writeLock = Mutex<Int32>(0)
     private let closesOutput: Bool
 
     init(input: Int32, output: Int32, peer: String, isSocket: Bool, sendTimeout: Double) {
@@ -41,16 +42,26 @@ final class ByteChannel: @unchecked Sendable {
     /// Writes all of `data`; false if the connection failed (or failed before).
     @discardableResult
     func write(_ data: Data) -> Bool {
-        writeLock.withLock { failed in
-            if failed { return false }
+        writeLock.withLock { failure in
+            if failure != 0 { return false }
             let ok = data.withUnsafeBytes { writeFully(output, $0) }
-            if !ok { failed = true }
+            if !ok { failure = errno == 0 ? EIO : errno }
             return ok
         }
     }
 
     /// Whether a write has failed (the client stopped reading or went away).
-    var failed: Bool { writeLock.withLock { $0 } }
+    var failed: Bool { writeLock.withLock { $0 != 0 } }
+
+    /// Why the write failed, for the log: a client that stopped reading (the send timed out)
+    /// or one that went away (the connection closed or reset under the write).
+    var failure: String {
+        switch writeLock.withLock({ $0 }) {
+        case EAGAIN, EWOULDBLOCK: "stopped reading (writes timed out)"
+        case EPIPE, ECONNRESET: "went away while its answer was written"
+        case let e: "a write failed: \(String(cString: strerror(e)))"
+        }
+    }
 
     /// Closes the descriptors (sockets only; stdio stays).
     func close() {

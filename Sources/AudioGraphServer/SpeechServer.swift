@@ -37,8 +37,11 @@ public final class SpeechServer: @unchecked Sendable {
         connections = ConnectionLimiter(limit: configuration.maxConnections)
         self.log = log
         for s in catalog.skipped { log("serve: graph left out: \(s)") }
-        // A session process that dies leaves a broken pipe: an error where it is written, not a signal.
-        if configuration.isolateSessions { signal(SIGPIPE, SIG_IGN) }
+        // A client that closes while its answer is written (a Wyoming socket after its FIN, the
+        // stdout of stdio://), or a session process that dies, is a broken pipe: an error
+        // where it is written, not a signal that ends the server and everyone's sessions.
+        // (civetweb ignores SIGPIPE itself, so a server without --http died of it alone.)
+        signal(SIGPIPE, SIG_IGN)
         workers = configuration.isolateSessions ? WorkerPool(command: Self.workerCommand(configuration)) : nil
         for (s, names) in catalog.settings { log("serve: --set \(s) in \(names.joined(separator: ", "))") }
     }

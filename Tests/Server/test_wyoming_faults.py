@@ -127,3 +127,34 @@ def test_a_client_that_stops_reading_stalls_nobody_else(server):
         time.sleep(0.5)
     s.close()
     assert "stopped reading" in server.text()
+
+
+def test_a_client_that_closes_while_its_answer_is_written_leaves_the_server_up():
+    """A client that reads what has come and closes (a FIN, not a reset) while its speech is
+    still being written: the server's next write is a broken pipe. Before, with no HTTP side
+    (civetweb ignores SIGPIPE, hiding it), that signal ended the server and every session."""
+    s = Server("--http", "none", http=None)
+    try:
+        body = json.dumps({"text": "hello there. " * 100}).encode()
+        for attempt in range(40):
+            c = socket.create_connection(("127.0.0.1", s.wyoming_port), timeout=10)
+            c.sendall(json.dumps({"type": "synthesize", "data_length": len(body)}).encode() + b"\n" + body)
+            time.sleep(0.2 + 0.02 * attempt)  # into the speech, somewhere between two writes
+            c.setblocking(False)
+            try:
+                while c.recv(1 << 20):
+                    pass
+            except BlockingIOError:
+                pass
+            c.close()  # nothing left unread: a FIN
+            time.sleep(0.3)
+            assert s.proc.poll() is None, f"the server ended ({s.proc.returncode}) after {attempt + 1} clients"
+            if "went away while its answer was written" in s.text():
+                break
+        assert "went away while its answer was written" in s.text(), s.text()[-2000:]
+        c, r = raw_connection(s.wyoming_port)
+        c.sendall(b'{"type": "describe"}\n')
+        assert read_event(r).type == "info"
+        c.close()
+    finally:
+        s.stop()

@@ -58,7 +58,7 @@ final class WyomingConnection: @unchecked Sendable {
                 case .event(let e): handle(e)
                 case .fault(let f): send(WyomingEvent("error", ["text": f.text, "code": f.code]))
                 }
-                if channel.failed { why = "stopped reading (writes timed out)"; break loop }
+                if channel.failed { why = channel.failure; break loop }
             }
         }
         if stream != nil { endStream(cancelled: true) }
