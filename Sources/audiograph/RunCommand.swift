@@ -20,7 +20,8 @@ enum RunCommand: Command {
         result, files are finalised; exit 0); a second one cancels.
         On a terminal the bottom lines show, redrawn in place, the state, the time (or the
         progress through a file), the input level and the partial result; finals and events
-        scroll above them. Colour only on a terminal and never with NO_COLOR set.
+        scroll above them (not with TERM=dumb, which gets the lines alone). Colour only on a
+        terminal and never with NO_COLOR set.
 
         OPTIONS:
           --source FILE           Replace the graph's live input with a file source reading FILE.
@@ -81,9 +82,10 @@ enum RunCommand: Command {
         let signals = SignalHandler()
         let graph = try GraphLoading.load(path, sources: sources, sinks: sinks, sets: sets, server: server, checkSources: true)
         GraphLoading.printNotices(graph)
-        // The live area (partial, status, level) only on a terminal, never with --json.
+        // The live area (partial, status, level) only on a terminal that can move its cursor
+        // (not TERM=dumb: Emacs's shell, some CI logs), never with --json.
         let output = OutputQueue()
-        let display = !json && isatty(STDOUT_FILENO) == 1
+        let display = !json && isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
             ? LiveDisplay(style: TerminalStyle(isTTY: true), output: output) : nil
         let printer = EventPrinter(json: json, output: output, display: display)
         // Whatever ends the run, what it printed is written first (a thrown error's line after it).

@@ -8,7 +8,7 @@ import Testing
     static let columns = 50
 
     /// Runs the CLI in a pseudo-terminal `columns` wide; its raw output.
-    static func inTerminal(_ args: [String], noColor: Bool = false, wrappedIn wrapper: [String] = []) throws -> String? {
+    static func inTerminal(_ args: [String], noColor: Bool = false, term: String = "xterm", wrappedIn wrapper: [String] = []) throws -> String? {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
             print("skipped: script(1) is not installed (util-linux)")
             return nil
@@ -20,7 +20,7 @@ import Testing
         p.currentDirectoryURL = CLI.packageRoot
         var env = ProcessInfo.processInfo.environment
         env["NO_COLOR"] = noColor ? "1" : nil
-        env["TERM"] = "xterm"
+        env["TERM"] = term
         p.environment = env
         let out = Pipe()
         p.standardOutput = out
@@ -74,5 +74,10 @@ import Testing
         #expect(!piped.stdout.contains("\u{1B}") && !piped.stdout.contains("…") && !piped.stderr.contains("\u{1B}"),
                 "no live area when stdout is not a terminal: \(piped.stdout)")
         #expect(piped.stdout.contains("[1] go forward ten meters"))
+        // A terminal that cannot move its cursor gets the lines alone; before, the live area's
+        // cursor movements were drawn on it as text.
+        let dumb = try #require(try Self.inTerminal(["run", "graphs/dictation.json", "--source", wav.path], term: "dumb"))
+        #expect(!dumb.contains("\u{1B}") && !dumb.contains("…"), "\(dumb)")
+        #expect(dumb.contains("[1] go forward ten meters"))
     }
 }
