@@ -25,7 +25,8 @@ final class BatchProgress: @unchecked Sendable {
     init(total: Int, skipped: Int) {
         self.total = total
         self.skipped = skipped
-        tty = isatty(STDERR_FILENO) == 1
+        // The bar is redrawn in place: not on a terminal that cannot move its cursor.
+        tty = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
         style = TerminalStyle(isTTY: tty)
     }
 

@@ -162,6 +162,11 @@ import Testing
         let end = TerminalScreen(columns: TerminalViewTests.columns, showing: raw).lines.filter { !$0.isEmpty }
         #expect(!end.contains { $0.contains("files") && $0.hasPrefix("  [") }, "\(end)")
         #expect(end.contains { $0.contains("5 transcribed") }, "\(end)")
+        // TERM=dumb: the lines and the summary, no bar drawn in place.
+        let dumbOut = CLI.tempDir().appendingPathComponent("batch-dumb-out")
+        let dumb = try #require(try TerminalViewTests.inTerminal(["batch", "graphs/transcribe.json", folder.path, "--output", dumbOut.path, "--jobs", "1"],
+                                                                 term: "dumb"))
+        #expect(!dumb.contains("\u{1B}") && !dumb.contains("[#") && dumb.contains("5 transcribed"), "\(dumb)")
     }
 
     /// Usage mistakes are one line and exit 2, before anything runs (an output that is no
