@@ -27,7 +27,9 @@ enum ServeCommand: Command {
                                   nobody answers on (a killed server's) is replaced;
                                   anything else there is refused.
           --http HOST:PORT        HTTP and WebSocket, or none (default 127.0.0.1:2700;
-                                  port 0 picks a free one, printed at start).
+                                  port 0 picks a free one, printed at start). Both
+                                  listeners take IPv4 addresses (0.0.0.0: every
+                                  interface; Debian's civetweb has no IPv6).
           --graphs DIR            Graph files sessions are built from (default: ./Graphs if
                                   present, else the first folder of bundled
                                   graphs `audiograph run --list` shows). Each

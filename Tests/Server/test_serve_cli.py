@@ -29,6 +29,9 @@ def keys_file(text):
     (["--wyoming", "udp://127.0.0.1:1"], "--wyoming udp://127.0.0.1:1"),
     (["--wyoming", "tcp://nohost:1"], "--wyoming tcp://nohost:1"),
     (["--http", "nonsense"], "--http nonsense"),
+    # Debian's civetweb has no IPv6: before, "cannot listen (port in use, or not an address of this machine)"
+    (["--http", "[::1]:2700"], "--http [::1]:2700: this civetweb has no IPv6"),
+    (["--wyoming", "tcp://[::1]:10300"], "is not an IPv4 address"),
     (["--max-sessions", "0"], "--max-sessions 0"),
     (["--decoders", "-1"], "--decoders -1"),
     (["--decoders", "two"], "--decoders two"),

@@ -25,6 +25,12 @@ final class HTTPServer: @unchecked Sendable {
             throw ServerError("--http \(address): expected HOST:PORT")
         }
         let host = String(address[..<colon])
+        // Debian builds civetweb without IPv6 (mg_check_feature(8) is 0): it would only say
+        // "invalid port spec".
+        if host.contains(":") && mg_check_feature(8) == 0 {
+            throw ServerError("--http \(address): this civetweb has no IPv6 (Debian builds it without): listen on an IPv4 "
+                              + "address (0.0.0.0 for every interface), with HAProxy in front for IPv6 clients")
+        }
         mg_init_library(0)
         // A worker per connection: every connection the limit allows (WebSocket ones hold
         // theirs for their life), plus workers that only plain requests (health checks,
