@@ -94,8 +94,9 @@ final class EventPrinter: Sendable {
             display?.setPartial(VisibleText.escaped(text))
         case .final(_, let r):
             display?.setPartial(nil)
-            out(String(format: "%8.3f s  [%d] ", r.start, r.utterance) + style.paint(VisibleText.escaped(r.text), "1")
-                + String(format: "  (confidence %.2f)", r.confidence))
+            // An utterance with no word in it (a cough, words a grammar does not have) says so.
+            out(String(format: "%8.3f s  [%d] ", r.start, r.utterance)
+                + (r.text.isEmpty ? "(no words)" : style.paint(VisibleText.escaped(r.text), "1") + String(format: "  (confidence %.2f)", r.confidence)))
         case .speakStart(let node, _, let text, let t):
             info(String(format: "%8.3f s  %@  says: %@", t, node, text))
         case .speakEnd(let node, _, let t, let cancelled):

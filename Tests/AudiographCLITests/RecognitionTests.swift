@@ -69,6 +69,11 @@ import Testing
             #expect(finals(r).first?["text"] as? String == phrase)
             #expect(json(r).last?["reason"] as? String == "end-of-speech")
         }
+        // Words the grammar does not have: a final with no words, which the terminal says so
+        // (it printed an empty text and "(confidence 0.00)").
+        let outside = try #require(Flite.speech("what time is it"))
+        let r = try CLI.run(["run", "graphs/command.json", "--source", outside.path])
+        #expect(r.status == 0 && r.stdoutLines.count == 1 && r.stdout.hasSuffix("[1] (no words)\n"), "\(r.stdout)")
     }
 
     /// The single live pass (final=live), with the utterance's cepstral mean measured as it
