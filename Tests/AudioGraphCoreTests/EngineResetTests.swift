@@ -77,4 +77,27 @@ final class FailOnceSink: AudioNode {
         #expect(try await running.value == .stopped)
         try engine.reset()
     }
+
+    /// A wav-sink whose file cannot be made again for the next run (a folder now stands at its
+    /// path) ends that run with an error naming the file; before, the run ended as if written,
+    /// its audio lost without a word.
+    @Test func aSinkThatCannotWriteAfterResetFailsItsRun() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reset-sink-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("o.wav").path
+        var g = GraphDescription(name: "g")
+        g.addNode("s", type: "test-signal", ["duration": 1])
+        g.addNode("o", type: "wav-sink", ["path": .string(out)])
+        g.connect("s", to: "o")
+        let engine = try AudioEngine(graph: g, registry: .core)
+        #expect(try await engine.run() == .endOfInput)
+        try FileManager.default.removeItem(atPath: out)
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        try engine.reset()
+        let errors = Locked<[String]>([])
+        engine.setEventHandler { e in if case .error(let x) = e { errors.withLock { $0.append(x.description) } } }
+        #expect(try await engine.run() == .error)
+        #expect(errors.withLock { $0 }.contains { $0.contains("node \"o\"") && $0.contains("o.wav: cannot create") }, "\(errors.withLock { $0 })")
+    }
 }

@@ -26,6 +26,9 @@ package final class WAVSink: AudioNode {
     private var stage: LaggingStage?
     private var writer: WAVFileWriter?
     private let writeError = Locked<EngineError?>(nil)
+    /// False when a reset could not make the file again: the run fails at its first block
+    /// (set before the run, read on the render thread).
+    private var canWrite = true
 
     init(_ p: ResolvedParameters) {
         path = p.text("path")
@@ -61,6 +64,7 @@ package final class WAVSink: AudioNode {
     }
 
     package func process(_ io: inout ProcessIO) -> FlowStatus {
+        guard canWrite else { return .failed(1) }
         let input = io.inputs[0]
         guard input.frameLength > 0 else { return .ok }
         let stage = stage.unsafelyUnwrapped
@@ -68,6 +72,10 @@ package final class WAVSink: AudioNode {
         if stage.queue.policy == .block && !stage.queue.hasRoom { return .notReady }
         stage.write(input)
         return .ok
+    }
+
+    package func failure(_ code: Int32) -> EngineError {
+        writeError.withLock { $0 } ?? EngineError(.io, "cannot write", file: path)
     }
 
     package func finish(_ reason: EndReason) throws(EngineError) {
@@ -83,12 +91,18 @@ package final class WAVSink: AudioNode {
     }
 
     package func reset() {
-        // A new run writes the file anew.
-        if let q = stage?.queue, let w = try? WAVFileWriter(path: path, format: q.blocks[0].format,
-                                                            sampleFormat: sampleFormat, maxFrames: q.blocks[0].frameCapacity) {
-            writer = w
+        // A new run writes the file anew; one that cannot (the path is now a folder, the disk
+        // read-only) fails at its first block, instead of losing its audio without a word.
+        guard let q = stage?.queue else { return }
+        do {
+            writer = try WAVFileWriter(path: path, format: q.blocks[0].format, sampleFormat: sampleFormat,
+                                       maxFrames: q.blocks[0].frameCapacity)
             writeError.withLock { $0 = nil }
+            canWrite = true
             startWriter()
+        } catch {
+            writeError.withLock { $0 = error }
+            canWrite = false
         }
     }
 }
