@@ -33,6 +33,17 @@ extension SpeechSynth {
 
     public var observesEvents: Bool { true }
 
+    /// A warning for answers dropped since the last one: the queue was full (more finals came
+    /// than could be spoken). Delivery thread, after the observation that dropped them.
+    public func takeEvents(nodeId: String) -> [EngineEvent] {
+        let dropped = droppedAnswers.load(ordering: .relaxed)
+        guard dropped > reportedDrops else { return [] }
+        defer { reportedDrops = dropped }
+        let n = dropped - reportedDrops
+        return [.warning(node: nodeId, message: "\(n) \(n == 1 ? "answer was" : "answers were") not spoken: its queue "
+                         + "(\(queueCapacity)) was full (raise the node's queue, or answer fewer results)")]
+    }
+
     /// Answers the final results of the recognizers connected to its `text` input with the
     /// `reply` template and plays the earcons of their assistant states; with `barge-in`,
     /// stops speaking when speech starts (any vad's), plays the cancel earcon and reports the
@@ -57,7 +68,13 @@ extension SpeechSynth {
         case .final(let node, let result) where answers.contains(node) && (replyTo == nil || replyTo == node):
             guard !result.text.isEmpty else { return }
             if inAssistant.load(ordering: .relaxed) { play(.end, notBefore: at) }
-            if let reply { _ = try? enqueue(reply.replacingOccurrences(of: "{text}", with: result.text), notBefore: at) }
+            if let reply {
+                do {
+                    _ = try enqueue(reply.replacingOccurrences(of: "{text}", with: result.text), notBefore: at)
+                } catch {
+                    droppedAnswers.add(1, ordering: .relaxed)  // reported as a warning (takeEvents)
+                }
+            }
         case .speechStart(_, let t, _) where bargeIn:
             guard speakingNow, Double(bitPattern: bargeOnset.load(ordering: .acquiring)).isNaN else { return }
             quietListening.store(t.bitPattern, ordering: .relaxed)

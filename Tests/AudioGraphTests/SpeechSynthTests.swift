@@ -190,4 +190,34 @@ struct SpeechSynthTests {
         let words = try await Self.heard(out)
         #expect(words.contains("you asked for") && words.contains("restaurants"), "heard: \(words)")
     }
+
+    /// Finals that come faster than their answers can be said, past the queue: every final
+    /// with words is answered or counted in a warning. Before, the answers the queue had no
+    /// room for were dropped without a word.
+    @Test(.flite) func answersThereIsNoRoomForAreReported() async throws {
+        let wav = try #require(Flite.speech(["go forward ten meters", "find japanese restaurants nearby",
+                                             "status of flight l x forty", "go back two meters"], pause: 1.5))
+        var g = GraphDescription(name: "answers")
+        g.addNode("src", type: "file-source", ["path": .string(wav.path)])
+        g.addNode("vad", type: "vad")
+        g.addNode("eos", type: "end-of-speech", ["mode": "short", "no-speech-timeout": 0])
+        g.addNode("asr", type: "recognizer", ["partials": 0, "continuous": true])
+        g.addNode("tts", type: "speech-synth", ["reply": "you said {text}, and that takes me a long time to say back to you", "queue": 1])
+        g.addNode("out", type: "null-sink")
+        g.connect("src", to: "vad"); g.connect("vad", to: "eos"); g.connect("eos", to: "asr")
+        g.connect("tts", to: "out")
+        // The answers go out to a file, not into the room: nothing gates the listeners, so
+        // every utterance is heard while the first answer is still being said.
+        g.controls = []
+        g.connectControl("asr.results", to: "tts.text")
+        let events = try await Self.run(g)
+        let finals = events.filter { if case .final(_, let r) = $0 { !r.text.isEmpty } else { false } }.count
+        let said = events.filter { if case .speakStart = $0 { true } else { false } }.count
+        let dropped = events.compactMap { e -> Int? in
+            guard case .warning(let node, let message) = e, node == "tts", message.contains("not spoken: its queue (1) was full") else { return nil }
+            return Int(message.prefix { $0.isNumber })
+        }.reduce(0, +)
+        #expect(finals == 4 && dropped > 0, "finals \(finals), dropped \(dropped)")
+        #expect(said + dropped == finals, "said \(said), dropped \(dropped), finals \(finals)")
+    }
 }
