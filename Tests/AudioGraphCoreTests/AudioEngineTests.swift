@@ -168,6 +168,32 @@ import Testing
         #expect(await engine.ended() == .stopped)
     }
 
+    /// Taps installed from several threads at once each get a slot of their own and every
+    /// frame; before, two could take the same free slot and one heard nothing. A tap may
+    /// remove itself from its own block.
+    @Test func tapsInstalledFromManyThreadsAtOnceEachHearEveryFrame() async throws {
+        for _ in 0..<50 {
+            let engine = try AudioEngine(graph: Self.rampGraph(frames: 3000), registry: .testing)
+            try engine.prepare()
+            let frames = Locked<[Int]>([0, 0, 0, 0])
+            DispatchQueue.concurrentPerform(iterations: 4) { i in
+                _ = try? engine.installTap(onNode: "gain", bufferSize: 500) { b in frames.withLock { $0[i] += b.frameLength } }
+            }
+            #expect(throws: GraphError.self) { try engine.installTap(onNode: "gain", bufferSize: 500) { _ in } }  // a fifth
+            #expect(try await engine.run() == .endOfInput)
+            #expect(frames.withLock { $0 } == [3000, 3000, 3000, 3000])
+        }
+        let engine = try AudioEngine(graph: Self.endless, registry: .testing)
+        try engine.prepare()
+        let box = UncheckedSendable(engine), mine = Locked<Tap?>(nil), heard = Locked(0)
+        mine.withLock { $0 = try? engine.installTap(onNode: "s", bufferSize: 256) { _ in
+            heard.withLock { $0 += 1 }
+            if let t = mine.withLock({ $0 }) { box.value.removeTap(t); box.value.stop() }
+        } }
+        #expect(try await engine.run() == .stopped)
+        #expect(heard.withLock { $0 } >= 1)
+    }
+
     @Test func tapOnUnknownNodeOrBusThrows() throws {
         let engine = try AudioEngine(graph: Self.rampGraph(frames: 10), registry: .testing)
         try engine.prepare()

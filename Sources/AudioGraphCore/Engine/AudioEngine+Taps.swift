@@ -34,15 +34,21 @@ extension AudioEngine {
                 throw GraphError(.formatMismatch, "tap channel count \(format.channelCount) out of range", node: node)
             }
         }
-        guard let slot = point.slots.first(where: { $0.state == .free }) else {
-            throw GraphError(.busAlreadyConnected, "bus \(bus) already has \(TapPoint.slotCount) taps", node: node)
-        }
         let tap = Tap(node: node, bus: bus, bufferSize: bufferSize, format: format, point: point,
                       policy: plan.isLive ? .drop : .block, block: block)
-        slot.tap = tap
-        lock.withLock { $0.taps.append(tap) }
+        // Under the engine's lock: two threads installing at once would take the same free
+        // slot, and one tap would never hear a block.
+        let installed = lock.withLock { shared -> Bool in
+            guard let slot = point.slots.first(where: { $0.state == .free }) else { return false }
+            slot.tap = tap
+            shared.taps.append(tap)
+            point.activate(slot)
+            return true
+        }
+        guard installed else {
+            throw GraphError(.busAlreadyConnected, "bus \(bus) already has \(TapPoint.slotCount) taps", node: node)
+        }
         tapCount.add(1, ordering: .relaxed)
-        point.activate(slot)
         return tap
     }
 
@@ -50,9 +56,11 @@ extension AudioEngine {
     public func removeTap(_ tap: Tap) {
         guard let step = plan?.stepById[tap.node] else { return }
         let point = step.taps[tap.bus]
-        for slot in point.slots where slot.tap === tap {
-            tap.queue.abandoned.store(true, ordering: .relaxed)
-            point.remove(slot)
+        lock.withLock { _ in
+            for slot in point.slots where slot.state == .active && slot.tap === tap {
+                tap.queue.abandoned.store(true, ordering: .relaxed)
+                point.remove(slot)
+            }
         }
     }
 
