@@ -88,12 +88,14 @@ final class WyomingListener: @unchecked Sendable {
                 var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
                 let c = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listening, $0, &len) } }
                 if c < 0 {
-                    if errno == EINTR || errno == ECONNABORTED { continue }
+                    let failure = errno  // before the log's write can change it
+                    if failure == EINTR || failure == ECONNABORTED { continue }
                     if stopped.load(ordering: .acquiring) { break }
-                    if (errno == EMFILE || errno == ENFILE) && !outOfFiles {
+                    let noFiles = failure == EMFILE || failure == ENFILE
+                    if noFiles && !outOfFiles {
                         server.write(log: "wyoming: out of open files (ulimit -n): new connections wait until others close")
                     }
-                    outOfFiles = errno == EMFILE || errno == ENFILE
+                    outOfFiles = noFiles
                     usleep(10_000)  // out of descriptors: let connections close
                     continue
                 }
