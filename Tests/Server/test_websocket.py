@@ -1,11 +1,10 @@
 """audiograph serve's own WebSocket protocol at `/audiograph`, with the `websockets` client:
 sessions and speech, commands, the assistant mode, session calibration, app keys, bad input,
---set, /healthz and /metrics. (vosk-server's protocol: test_vosk.py; limits: test_limits.py.)"""
+--set. (vosk-server's protocol: test_vosk.py; limits: test_limits.py; /healthz, /metrics and
+the page: test_http.py.)"""
 import asyncio
-import http.client
 import json
 import os
-import socket
 import tempfile
 import urllib.error
 import urllib.request
@@ -216,33 +215,6 @@ def test_bad_requests_are_errors_and_the_connection_stays(server):
     assert "expands to" in out[18]["message"], out[18]
     assert codes[20] == "too-large"
     assert out[21]["type"] == "speak-start"
-
-
-def test_health_and_metrics(server):
-    body = urllib.request.urlopen(f"http://127.0.0.1:{server.http_port}/healthz", timeout=5).read().decode()
-    assert body.strip() == "ready"
-    metrics = urllib.request.urlopen(f"http://127.0.0.1:{server.http_port}/metrics", timeout=5).read().decode()
-    for name in ["audiograph_sessions_active", "audiograph_sessions_total", "audiograph_sessions_refused_total",
-                 "audiograph_audio_seconds_total", "audiograph_session_real_time_factor", "audiograph_errors_total"]:
-        assert f"# TYPE {name} " in metrics, name
-    page = urllib.request.urlopen(f"http://127.0.0.1:{server.http_port}/", timeout=5).read().decode()
-    assert "<html" in page
-    # HEAD: the head alone (a body after it was read as the next response), then the close.
-    # Another method: 405 naming the two. Each request gets one connection, and is told so.
-    for path in ["/healthz", "/metrics", "/"]:
-        with socket.create_connection(("127.0.0.1", server.http_port), timeout=5) as s:
-            s.sendall(f"HEAD {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-            raw = b"".join(iter(lambda: s.recv(65536), b""))
-        head, _, rest = raw.partition(b"\r\n\r\n")
-        assert head.startswith(b"HTTP/1.1 200 ") and b"Connection: close" in head and rest == b"", (path, raw[:300])
-        length = int(next(line for line in head.split(b"\r\n") if line.startswith(b"Content-Length:")).split(b":")[1])
-        assert length > 0, path
-        for method in ["POST", "PUT", "DELETE"]:
-            c = http.client.HTTPConnection("127.0.0.1", server.http_port, timeout=5)
-            c.request(method, path, body=b"x")
-            r = c.getresponse()
-            assert r.status == 405 and r.getheader("Allow") == "GET, HEAD" and method in r.read().decode(), (method, path)
-            c.close()
 
 
 def test_app_keys_and_per_app_limits(speech):

@@ -73,6 +73,14 @@ final class HTTPServer: @unchecked Sendable {
             let text = me.server.metrics.exposition(ready: me.server.isReady, draining: me.server.limiter.isDraining)
             return me.reply(conn, status: 200, type: "text/plain; version=0.0.4", body: text)
         }, me)
+        // Plain HTTP to the WebSocket path (a browser given the ws:// address as http://):
+        // 426 says what it is, where civetweb said 404 Not Found.
+        mg_set_request_handler(context, "/audiograph$", { conn, data in
+            let me = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
+            return me.reply(conn, status: 426, type: "text/plain",
+                            body: "a WebSocket (audiograph's protocol): connect to ws://HOST:PORT/audiograph\n",
+                            headers: "Upgrade: websocket\r\n")
+        }, me)
         mg_set_request_handler(context, "/$", { conn, data in
             let me = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
             return me.reply(conn, status: 200, type: "text/html; charset=utf-8", body: WebPage.html)
@@ -126,14 +134,14 @@ final class HTTPServer: @unchecked Sendable {
     /// (RFC 9110 9.3.2: a client reading one would take it for the next response), to any
     /// other method 405 naming the two. civetweb closes each such connection after its one
     /// request (keep-alive is off), and the head says so.
-    private func reply(_ conn: OpaquePointer?, status: Int, type: String, body: String) -> Int32 {
+    private func reply(_ conn: OpaquePointer?, status: Int, type: String, body: String, headers: String = "") -> Int32 {
         let method = mg_get_request_info(conn)?.pointee.request_method.map { String(cString: $0) } ?? "GET"
-        var status = status, type = type, bytes = Array(body.utf8), allow = ""
+        var status = status, type = type, bytes = Array(body.utf8), allow = headers
         if method != "GET" && method != "HEAD" {
             (status, type, allow) = (405, "text/plain", "Allow: GET, HEAD\r\n")
             bytes = Array("\(method) is not served here (GET or HEAD)\n".utf8)
         }
-        let reason = [200: "OK", 405: "Method Not Allowed", 503: "Service Unavailable"][status] ?? "Error"
+        let reason = [200: "OK", 405: "Method Not Allowed", 426: "Upgrade Required", 503: "Service Unavailable"][status] ?? "Error"
         let head = "HTTP/1.1 \(status) \(reason)\r\nContent-Type: \(type)\r\nContent-Length: \(bytes.count)\r\n"
             + "Cache-Control: no-store\r\n\(allow)Connection: close\r\n\r\n"
         _ = head.withCString { mg_write(conn, $0, strlen($0)) }
