@@ -10,6 +10,13 @@ enum JSONField {
         return n
     }
 
+    /// A JSON number that is a whole number within ±2^31, or nil (`16000.5` is no rate, and
+    /// `intValue` would take it as 16000).
+    static func whole(_ value: Any?) -> Int? {
+        guard let d = number(value)?.doubleValue, d == d.rounded(), abs(d) < 0x1p31 else { return nil }
+        return Int(d)
+    }
+
     /// A JSON `true` or `false`, not a number.
     static func boolean(_ value: Any?) -> Bool? {
         guard let n = value as? NSNumber, type(of: n) == booleanType else { return nil }

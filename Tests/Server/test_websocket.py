@@ -217,6 +217,24 @@ def test_bad_requests_are_errors_and_the_connection_stays(server):
     assert out[21]["type"] == "speak-start"
 
 
+def test_start_takes_whole_numbers_only(server):
+    """A rate of 16000.5 started a session at 16000 (the fraction cut off), and alternatives 2.7
+    gave 2; now each is a bad-request naming the field, and a whole number written as 16000.0
+    is taken."""
+
+    async def go():
+        out = []
+        async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph") as ws:
+            for m in [{"rate": 16000.5}, {"channels": 1.5}, {"alternatives": 2.7}, {"rate": 16000.0}]:
+                await ws.send(json.dumps({"type": "start", **m}))
+                out.append(json.loads(await ws.recv()))
+        return out
+    out = run(go())
+    assert [m.get("code") for m in out[:3]] == ["bad-request"] * 3, out
+    assert "whole numbers" in out[0]["message"] and "whole numbers" in out[1]["message"] and "alternatives" in out[2]["message"]
+    assert out[3]["type"] == "started", out[3]
+
+
 def test_app_keys_and_per_app_limits(speech):
     keys = tempfile.NamedTemporaryFile("w", suffix=".keys", delete=False)
     keys.write("# id key max-sessions\nkiosk s3cret 1\nphone other\n")

@@ -65,8 +65,8 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
         }
         guard let graph = m["graph"] as? String ?? (m["graph"] == nil ? "dictation" : nil) else { return bad("graph must be a name") }
         var options = StreamingRecognition.Options(graph: graph)
-        guard let rate = m["rate"] == nil ? 16000 : JSONField.number(m["rate"])?.intValue,
-              let channels = m["channels"] == nil ? 1 : JSONField.number(m["channels"])?.intValue else { return bad("rate and channels must be numbers") }
+        guard let rate = m["rate"] == nil ? 16000 : JSONField.whole(m["rate"]),
+              let channels = m["channels"] == nil ? 1 : JSONField.whole(m["channels"]) else { return bad("rate and channels must be whole numbers") }
         let format = m["format"] as? String ?? "s16le"
         guard let width = ["s16le": 2, "s32le": 4][format] else { return bad("format \"\(format)\" (s16le or s32le)") }
         guard (8000...192_000).contains(rate), (1...8).contains(channels) else { return bad("rate \(rate) (8000-192000), channels \(channels) (1-8)") }
@@ -87,7 +87,7 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
             options.endOfSpeech = e
         }
         if let p = m["partials"] { guard let p = JSONField.number(p)?.doubleValue, (0...10).contains(p) else { return bad("partials is seconds from 0 to 10") }; options.partials = p }
-        if let a = m["alternatives"] { guard let a = JSONField.number(a)?.intValue, (0...10).contains(a) else { return bad("alternatives is 0 to 10") }; options.alternatives = a }
+        if let a = m["alternatives"] { guard let a = JSONField.whole(a), (0...10).contains(a) else { return bad("alternatives is a whole number, 0 to 10") }; options.alternatives = a }
         if let w = m["wake-word"] {
             guard let w = w as? String, !w.trimmingCharacters(in: .whitespaces).isEmpty else { return bad("wake-word must be a phrase") }
             options.wakeWord = w

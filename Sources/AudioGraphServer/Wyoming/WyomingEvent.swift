@@ -47,10 +47,7 @@ public struct WyomingEvent: @unchecked Sendable {
 
     /// A whole number in the data, within ±2^31, or nil (`1e300` is a number, and Swift's
     /// conversion of it to Int stops the process: a client's audio-start ended the server).
-    public func whole(_ key: String) -> Int? {
-        guard let d = number(key), d == d.rounded(), abs(d) < 0x1p31 else { return nil }
-        return Int(d)
-    }
+    public func whole(_ key: String) -> Int? { JSONField.whole(data[key]) }
 
     /// A string in the data, or nil.
     public func string(_ key: String) -> String? { data[key] as? String }
