@@ -14,11 +14,16 @@ package enum PeerJSON {
 
     /// Why a message is not taken.
     package enum Failure: Error, CustomStringConvertible {
+        /// Not JSON, with the parser's reason ("Invalid value around character 1.", "Number
+        /// 1e400 is not representable in Swift.").
+        case notJSON(String)
+        /// JSON, but not an object (an array, a string, a number).
         case notAnObject
         case tooDeep
 
         package var description: String {
             switch self {
+            case .notJSON(let why): "not JSON (\(why))"
             case .notAnObject: "not a JSON object"
             case .tooDeep: "nested deeper than \(PeerJSON.maxDepth) levels"
             }
@@ -28,9 +33,14 @@ package enum PeerJSON {
     /// The object `bytes` hold (UTF-8 JSON text).
     package static func object<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Result<[String: Any], Failure> {
         guard nesting(of: bytes) <= maxDepth else { return .failure(.tooDeep) }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else {
-            return .failure(.notAnObject)
+        let value: Any
+        do {
+            value = try JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed)
+        } catch {
+            let why = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+            return .failure(.notJSON(why?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unreadable"))
         }
+        guard let object = value as? [String: Any] else { return .failure(.notAnObject) }
         return .success(object)
     }
 

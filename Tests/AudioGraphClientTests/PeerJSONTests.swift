@@ -30,7 +30,13 @@ import Testing
             #expect(failure.description == "nested deeper than 64 levels")
         }
         guard case .failure(.notAnObject) = PeerJSON.object("[1]".utf8) else { Issue.record("an array is not an object"); return }
-        guard case .failure(.notAnObject) = PeerJSON.object("{".utf8) else { Issue.record("broken JSON is not an object"); return }
+        guard case .failure(.notAnObject) = PeerJSON.object("\"text\"".utf8) else { Issue.record("a string is not an object"); return }
+        // Not JSON: the parser's reason is said (before, every one was "not a JSON object").
+        for (text, why) in [("{", "not JSON (Unexpected end of file"), ("not json", "not JSON (Invalid value around character 1"),
+                            (#"{"rate": 1e400}"#, "not JSON (Number 1e400 is not representable")] {
+            guard case .failure(let failure) = PeerJSON.object(text.utf8) else { Issue.record("\(text) taken"); continue }
+            #expect(failure.description.hasPrefix(why), "\(failure)")
+        }
     }
 
     @Test func theDeepestAllowedParsesOnASmallStack() async {
