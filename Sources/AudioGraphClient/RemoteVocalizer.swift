@@ -50,7 +50,14 @@ public final class RemoteVocalizer: Sendable {
                     switch m["type"] as? String {
                     case "speak-start":
                         startedSpeaking = true
-                        speech.sampleRate = (m["rate"] as? NSNumber)?.intValue ?? 16000
+                        // The speech's rate becomes a node's format: one outside the engine's
+                        // rates (0, a fraction, 1e12) is the server's fault, not a format to run.
+                        if let given = m["rate"] {
+                            guard let r = (given as? NSNumber)?.doubleValue, r == r.rounded(), (8000...192_000).contains(r) else {
+                                throw RemoteError(code: "protocol", message: "the server's speak-start gives a rate of \(given), not 8000-192000 Hz")
+                            }
+                            speech.sampleRate = Int(r)
+                        }
                         onStart?(speech.sampleRate)
                     case "speak-end":
                         if let fault { throw fault }
@@ -71,8 +78,10 @@ public final class RemoteVocalizer: Sendable {
                 }
             }
         } catch {
-            if let code = (error as? RemoteError)?.code, ["connection-lost", "timeout"].contains(code) {
-                link.withLock { $0?.closeLater(); $0 = nil }  // the next speak connects again
+            // The next speak connects again (after a protocol fault, what is still coming on
+            // this connection is not its own).
+            if let code = (error as? RemoteError)?.code, ["connection-lost", "timeout", "protocol"].contains(code) {
+                link.withLock { $0?.closeLater(); $0 = nil }
             }
             throw error
         }

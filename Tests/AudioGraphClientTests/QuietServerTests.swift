@@ -182,6 +182,19 @@ import Testing
         #expect(server.closes == [1001])
     }
 
+    /// A speak-start whose rate is no rate the engine runs at (it becomes a remote-synth node's
+    /// format): a protocol error naming it. Before, 0 or 1e12 was taken as the speech's rate.
+    @Test(arguments: ["0", "-16000", "16000.5", "1e12", "\"fast\""])
+    func aSpeechRateOutsideTheEnginesIsAnError(_ rate: String) async throws {
+        let padding = String(repeating: "x", count: 130)  // the test server writes 126 bytes or more
+        let server = try QuietServer(handshake: true, says: "{\"type\":\"speak-start\",\"rate\":\(rate),\"id\":1,\"pad\":\"\(padding)\"}")
+        let vocalizer = RemoteVocalizer(server.endpoint(timeout: 5))
+        let error = await Self.failure { _ = try await vocalizer.speak("hello") }
+        vocalizer.close()
+        #expect(error?.code == "protocol", "\(String(describing: error))")
+        #expect(error?.message.contains("not 8000-192000 Hz") == true, "\(String(describing: error))")
+    }
+
     @Test func aMessageNestedTooDeepIsAnErrorNotACrash() async throws {
         // 500 levels: Foundation takes up to 512, and parsing them on the thread civetweb
         // calls the client on overflowed its stack (the process died). The frame is written
