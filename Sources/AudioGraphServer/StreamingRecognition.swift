@@ -45,7 +45,7 @@ final class StreamingRecognition: @unchecked Sendable {
     let width: Int
     /// The grammar and vocabulary written for the recognizer to read (removed at the end).
     private var files: [URL] = []
-    private let framesPushed = Atomic<Int>(0)
+    private let bytesPushed = Atomic<Int>(0)
     let began = Date()
 
     /// Builds and starts the session in a worker process of its own (``SessionWorker``):
@@ -138,13 +138,13 @@ final class StreamingRecognition: @unchecked Sendable {
     }
 
     /// Seconds of audio pushed so far.
-    var audioSeconds: Double { Double(framesPushed.load(ordering: .relaxed)) / Double(rate) }
+    var audioSeconds: Double { Double(bytesPushed.load(ordering: .relaxed) / (width * channels)) / Double(rate) }
 
     /// Pushes interleaved little-endian PCM (waits while the graph is a buffer behind).
     /// False once the session has ended (its graph ended by itself: end of speech, an error).
     @discardableResult
     func push(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        framesPushed.add(bytes.count / (width * channels), ordering: .relaxed)
+        bytesPushed.add(bytes.count, ordering: .relaxed)
         switch backend {
         case .local(_, let source): return source.append(pcm: bytes, width: width)
         case .worker(let w): return w.send(.audio, bytes)

@@ -63,6 +63,31 @@ import Testing
                 "\(finals)")
     }
 
+    /// PCM is a stream of bytes: messages cut anywhere, mid-sample and mid-frame, give the
+    /// same audio exactly. Before, a message's trailing partial frame was dropped and every
+    /// later frame shifted: a Wyoming client's chunks of 1,001 bytes were recognised as "up".
+    @Test(arguments: [1, 3, 1001, 7777, 80000])
+    func pcmCutAnywhereArrivesWhole(chunk: Int) async throws {
+        let frames = 20000
+        let samples = (0..<frames * 2).map { Int16(truncatingIfNeeded: $0 &* 2654435761 >> 9) }
+        let pcm = samples.withUnsafeBufferPointer { Data(buffer: $0) }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID().uuidString).wav")
+        defer { try? FileManager.default.removeItem(at: out) }
+        var g = GraphDescription(name: "bytes")
+        g.addNode("src", type: "stream-source", ["rate": 16000, "channels": 2])
+        g.addNode("out", type: "wav-sink", ["path": .string(out.path)])
+        g.connect("src", to: "out")
+        let engine = try AudioEngine(graph: g, registry: .builtin)
+        try engine.prepare()
+        let source = try #require(engine.node("src") as? StreamSource)
+        try engine.start()
+        Self.feed(source, pcm, chunk: chunk, pause: 0)
+        #expect(await engine.ended() == .endOfInput)
+        let written = try Data(contentsOf: out)
+        #expect(written.count == 44 + pcm.count)
+        #expect(written.dropFirst(44) == pcm, "every byte in its place")
+    }
+
     @Test(.flite) func stopDeliversWhatWasPushedAndCancelEndsAWaitingGraph() async throws {
         let wav = try #require(Flite.speech("find japanese restaurants nearby"))
         let (session, source) = try self.session(rate: 16000)

@@ -9,7 +9,7 @@ import time
 import wave
 
 from wyoming.asr import Transcribe
-from wyoming.audio import AudioChunk, AudioStart
+from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.client import AsyncTcpClient
 from wyoming.event import read_event, write_event
 from wyoming.ping import Ping, Pong
@@ -158,3 +158,29 @@ def test_a_client_that_closes_while_its_answer_is_written_leaves_the_server_up()
         c.close()
     finally:
         s.stop()
+
+
+def test_audio_cut_anywhere_is_heard_as_a_whole(server, speech):
+    """Chunks whose byte counts are no whole number of samples (1,001 bytes of 16-bit audio):
+    the audio is a stream of bytes. Before, each chunk's odd byte was dropped, every later
+    sample was shifted by a byte, and the phrase was heard as "up"."""
+    path = speech("find japanese restaurants nearby")
+    with wave.open(path) as w:
+        rate, width, channels = w.getframerate(), w.getsampwidth(), w.getnchannels()
+        pcm = w.readframes(w.getnframes())
+
+    async def go():
+        async with AsyncTcpClient("127.0.0.1", server.wyoming_port) as c:
+            await c.write_event(Transcribe(language="en").event())
+            await c.write_event(AudioStart(rate=rate, width=width, channels=channels).event())
+            for i in range(0, len(pcm), 1001):
+                await c.write_event(AudioChunk(rate=rate, width=width, channels=channels, audio=pcm[i:i + 1001]).event())
+            await c.write_event(AudioStop().event())
+            while True:
+                e = await c.read_event()
+                assert e is not None, "closed before the transcript"
+                if e.type == "transcript":
+                    return e.data["text"]
+    whole = next(e for e in run(transcribe(server.wyoming_port, path)) if e.type == "transcript").data["text"]
+    assert "japanese restaurants" in whole, whole
+    assert run(go()) == whole

@@ -37,6 +37,8 @@ public final class StreamSource: AudioNode, @unchecked Sendable {
     private let room = Wakeup()
     private var renderReady = Readiness()
     private var scratch: [Float] = []
+    /// The bytes of a frame split between two `append(pcm:)` calls, until the rest comes.
+    private var carry: [UInt8] = []
 
     init(_ p: ResolvedParameters) {
         format = StreamFormat(sampleRate: Double(p.integer("rate")), channelCount: p.integer("channels"))
@@ -73,6 +75,7 @@ public final class StreamSource: AudioNode, @unchecked Sendable {
 
     public func reset() {
         _ = ring.discard(frames: ring.available)
+        carry = []  // between runs: no producer appends
         finished.store(false, ordering: .releasing)
         closed.store(false, ordering: .releasing)
     }
@@ -103,9 +106,31 @@ public final class StreamSource: AudioNode, @unchecked Sendable {
     }
 
     /// Appends little-endian signed PCM of `width` bytes a sample (2: s16le, 4: s32le),
-    /// interleaved; a trailing partial frame is ignored. See ``append(interleaved:)``.
+    /// interleaved. The PCM is a stream of bytes: a frame split between two calls (a client's
+    /// messages cut anywhere) is kept until its rest comes, so no later frame is shifted. See
+    /// ``append(interleaved:)``.
     @discardableResult
     public func append(pcm bytes: UnsafeRawBufferPointer, width: Int) -> Bool {
+        guard width == 2 || width == 4 else { return false }
+        let frameBytes = width * format.channelCount
+        if !carry.isEmpty {
+            // Complete the split frame first, then go on with the rest.
+            let need = frameBytes - carry.count
+            carry += bytes.prefix(need)
+            guard carry.count == frameBytes else { return !finished.load(ordering: .acquiring) }
+            let first = carry
+            carry = []
+            guard first.withUnsafeBytes({ appendWhole($0, width: width) }) else { return false }
+            return append(pcm: UnsafeRawBufferPointer(rebasing: bytes.dropFirst(need)), width: width)
+        }
+        let whole = bytes.count - bytes.count % frameBytes
+        carry = Array(bytes[whole...])
+        return appendWhole(UnsafeRawBufferPointer(rebasing: bytes[..<whole]), width: width)
+    }
+
+    /// Appends whole frames of PCM.
+    private func appendWhole(_ bytes: UnsafeRawBufferPointer, width: Int) -> Bool {
+        guard !bytes.isEmpty else { return !finished.load(ordering: .acquiring) && !closed.load(ordering: .acquiring) }
         let count = bytes.count / width
         if scratch.count < count { scratch = [Float](repeating: 0, count: count) }
         switch width {
@@ -116,8 +141,7 @@ public final class StreamSource: AudioNode, @unchecked Sendable {
         default:
             return false
         }
-        let whole = count - count % format.channelCount
-        return scratch.withUnsafeBufferPointer { append(interleaved: UnsafeBufferPointer(rebasing: $0[0..<whole])) }
+        return scratch.withUnsafeBufferPointer { append(interleaved: UnsafeBufferPointer(rebasing: $0[0..<count])) }
     }
 
     /// The end of the audio: what was appended still flows through, then the source ends.
