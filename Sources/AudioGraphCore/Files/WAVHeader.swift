@@ -83,8 +83,8 @@ struct WAVHeader: Equatable {
                 if is64 && declared == 0xFFFF_FFFF, let big = ds64DataSize { claimed = big }
                 // A writer that never came back to its header (a recorder killed mid-take, one
                 // writing to a pipe) leaves the data chunk at 0 bytes and the RIFF size ending at
-                // or before the audio: the audio is the rest of the file (as FFmpeg and
-                // GStreamer read it). An empty data chunk inside a finished RIFF stays empty.
+                // or before the audio: the audio is the rest of the file (as GStreamer's
+                // wavparse reads it). An empty data chunk inside a finished RIFF stays empty.
                 if declared == 0 && available > 0 && riff == "RIFF" && u32(4) + 8 <= body {
                     warnings.append("the header was never finished (its data chunk says 0 bytes, yet \(available) follow): "
                                     + "playing the rest of the file")
