@@ -15,7 +15,7 @@ final class SndFile {
 
     init(path: String) throws(EngineError) {
         var info = SF_INFO()
-        guard let h = sf_open(path, Int32(SFM_READ), &info) else {
+        guard let h = Self.open(path, &info) else {
             let reason = String(cString: sf_strerror(nil)).trimmingCharacters(in: .whitespacesAndNewlines)
             throw EngineError(.audioFile, "\(path): cannot read it as sound: \(reason)",
                               suggestion: "audiograph reads WAV, and FLAC, Ogg Vorbis/Opus, MP3, AIFF, CAF and more through libsndfile")
@@ -39,8 +39,14 @@ final class SndFile {
         } else {
             formatName = "sound file"
         }
-        // Integer data is scaled to [-1, 1) as the WAV reader does (x / 32768 for 16 bits).
+    }
+
+    /// `path` opened for reading as float frames, integer data scaled to [-1, 1) as the WAV
+    /// reader does (x / 32768 for 16 bits); nil when libsndfile cannot read it.
+    private static func open(_ path: String, _ info: inout SF_INFO) -> OpaquePointer? {
+        guard let h = sf_open(path, Int32(SFM_READ), &info) else { return nil }
         _ = sf_command(h, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
+        return h
     }
 
     deinit { sf_close(handle) }
@@ -66,8 +72,12 @@ final class SndFile {
         }
         if frame < position {
             var info = SF_INFO()
-            guard let again = sf_open(path, Int32(SFM_READ), &info) else { return false }
-            _ = sf_command(again, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
+            guard let again = Self.open(path, &info) else { return false }
+            // The same sound, not a file put in its place since.
+            guard Int(info.channels) == format.channelCount, Double(info.samplerate) == format.sampleRate else {
+                sf_close(again)
+                return false
+            }
             sf_close(handle)
             handle = again
             position = 0
