@@ -106,18 +106,16 @@ import Testing
         let frames = 800
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("ag-unfinished-\(UUID().uuidString).wav")
         defer { try? FileManager.default.removeItem(at: url) }
-        var data = Data()
-        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
-        func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
-        data.append(contentsOf: Array("RIFF".utf8)); u32(finishedWithList ? 48 : riffSize); data.append(contentsOf: Array("WAVEfmt ".utf8))
-        u32(16); u16(1); u16(1); u32(16000); u32(32000); u16(2); u16(16)
-        data.append(contentsOf: Array("data".utf8)); u32(0)
+        var b = LittleEndianBytes()
+        b.tag("RIFF"); b.u32(finishedWithList ? 48 : riffSize); b.tag("WAVE")
+        b.monoFmt16k()
+        b.tag("data"); b.u32(0)
         if finishedWithList {
-            data.append(contentsOf: Array("LIST".utf8)); u32(4); data.append(contentsOf: Array("INFO".utf8))
+            b.tag("LIST"); b.u32(4); b.tag("INFO")
         } else {
-            for i in 0..<frames { withUnsafeBytes(of: Int16(i).littleEndian) { data.append(contentsOf: $0) } }
+            for i in 0..<frames { b.i16(i) }
         }
-        try data.write(to: url)
+        try b.data.write(to: url)
         let reader = try WAVFileReader(path: url.path)
         if finishedWithList {
             #expect(reader.header.frameCount == 0)
@@ -138,17 +136,15 @@ import Testing
         let frames = 500
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("ag-\(id)-\(UUID().uuidString).wav")
         defer { try? FileManager.default.removeItem(at: url) }
-        var data = Data()
-        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
-        func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
-        data.append(contentsOf: Array(id.utf8)); u32(0xFFFF_FFFF); data.append(contentsOf: Array("WAVE".utf8))
-        data.append(contentsOf: Array("ds64".utf8)); u32(28)
-        u32(72 + frames * 2); u32(0); u32(frames * 2); u32(0); u32(frames); u32(0); u32(0)  // RIFF, data, sample count; no table
-        data.append(contentsOf: Array("fmt ".utf8)); u32(16); u16(1); u16(1); u32(16000); u32(32000); u16(2); u16(16)
-        data.append(contentsOf: Array("data".utf8)); u32(0xFFFF_FFFF)
-        for i in 0..<frames { withUnsafeBytes(of: Int16(-i).littleEndian) { data.append(contentsOf: $0) } }
-        data.append(contentsOf: [0x4C, 0x49, 0x53, 0x54, 4, 0, 0, 0, 0x49, 0x4E, 0x46, 0x4F])  // a LIST chunk after the audio
-        try data.write(to: url)
+        var b = LittleEndianBytes()
+        b.tag(id); b.u32(0xFFFF_FFFF); b.tag("WAVE")
+        b.tag("ds64"); b.u32(28)
+        b.u32(72 + frames * 2); b.u32(0); b.u32(frames * 2); b.u32(0); b.u32(frames); b.u32(0); b.u32(0)  // RIFF, data, sample count; no table
+        b.monoFmt16k()
+        b.tag("data"); b.u32(0xFFFF_FFFF)
+        for i in 0..<frames { b.i16(-i) }
+        b.tag("LIST"); b.u32(4); b.tag("INFO")  // a LIST chunk after the audio
+        try b.data.write(to: url)
         let reader = try WAVFileReader(path: url.path)
         #expect(reader.header.frameCount == frames)
         #expect(reader.header.warnings.isEmpty, "\(reader.header.warnings)")
@@ -156,4 +152,15 @@ import Testing
         reader.read(into: buffer, start: 0, count: frames)
         #expect(buffer.channel(0)[frames - 1] == Float(-(frames - 1)) / 32768)
     }
+}
+
+/// A WAV file written byte by byte, as the header tests need it (little-endian fields).
+struct LittleEndianBytes {
+    var data = Data()
+    mutating func tag(_ s: String) { data.append(contentsOf: Array(s.utf8)) }
+    mutating func u32(_ v: Int) { withUnsafeBytes(of: UInt32(truncatingIfNeeded: v).littleEndian) { data.append(contentsOf: $0) } }
+    mutating func u16(_ v: Int) { withUnsafeBytes(of: UInt16(truncatingIfNeeded: v).littleEndian) { data.append(contentsOf: $0) } }
+    mutating func i16(_ v: Int) { withUnsafeBytes(of: Int16(truncatingIfNeeded: v).littleEndian) { data.append(contentsOf: $0) } }
+    /// A `fmt ` chunk: 16-bit PCM, mono, 16 kHz.
+    mutating func monoFmt16k() { tag("fmt "); u32(16); u16(1); u16(1); u32(16000); u32(32000); u16(2); u16(16) }
 }
