@@ -20,8 +20,11 @@ public struct ServerGraphs: Sendable {
 
     /// By name.
     public let entries: [String: Entry]
-    /// Graphs left out, with why (logged at start-up).
+    /// Graphs left out, with why (logged at start-up), as `FILE: why`.
     public let skipped: [String]
+    /// Why each graph of the folder with a recognizer is not served, by name: a client asking
+    /// for one is told this rather than that there is no such graph.
+    public let leftOut: [String: String]
     /// Each `--set` given, with the graphs it changed (logged at start-up).
     public let settings: [(String, [String])]
 
@@ -32,6 +35,7 @@ public struct ServerGraphs: Sendable {
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
         var entries: [String: Entry] = [:]
         var skipped: [String] = []
+        var leftOut: [String: String] = [:]
         var applied: [String: [String]] = [:]
         for f in files {
             let path = (folder as NSString).appendingPathComponent(f)
@@ -52,7 +56,9 @@ public struct ServerGraphs: Sendable {
                 try GraphEdits.stream(rate: 16000, channels: 1, in: &g, registry: .builtin)
                 // A session's audio comes from and goes to the client: no devices, no playback.
                 if let device = g.nodes.first(where: { ["pulse-source", "pulse-sink", "speech-synth"].contains($0.type) }) {
-                    skipped.append("\(f): node \"\(device.id)\" is a \(device.type) (a server session has no devices or speech of its own)")
+                    let why = "node \"\(device.id)\" is a \(device.type) (a server session has no devices or speech of its own)"
+                    skipped.append("\(f): \(why)")
+                    leftOut[String(f.dropLast(5))] = why
                     continue
                 }
                 _ = try GraphValidator.validate(g, registry: .builtin).get()
@@ -65,6 +71,7 @@ public struct ServerGraphs: Sendable {
                 throw e
             } catch {
                 skipped.append("\(f): \(error)")
+                leftOut[String(f.dropLast(5))] = "\(error)"
             }
         }
         if let unused = settings.first(where: { applied[$0] == nil }) {
@@ -75,6 +82,7 @@ public struct ServerGraphs: Sendable {
         }
         self.entries = entries
         self.skipped = skipped
+        self.leftOut = leftOut
         self.settings = settings.map { ($0, applied[$0] ?? []) }
     }
 

@@ -63,6 +63,9 @@ final class StreamingRecognition: @unchecked Sendable {
     /// The catalogue's graph `name`, or the client's error naming the graphs there are.
     static func entry(_ catalog: ServerGraphs, _ name: String) throws -> ServerGraphs.Entry {
         guard let entry = catalog.entries[name] else {
+            if let why = catalog.leftOut[name] {
+                throw ServerError("graph \"\(name)\" is not served: \(why); this server has \(catalog.names.joined(separator: ", "))")
+            }
             throw ServerError("unknown graph \"\(name)\"; this server has \(catalog.names.joined(separator: ", "))")
         }
         return entry

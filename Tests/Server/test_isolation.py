@@ -115,6 +115,9 @@ def test_isolated_sessions_speak_every_protocol_and_refuse_unknown_graphs(speech
         for k in range(5):
             e = asyncio.run(unknown(f"nope{k}"))
             assert e["type"] == "error" and e["code"] == "bad-request" and "unknown graph" in e["message"], e
+        # A graph of the folder that is left out says why (it said "unknown graph").
+        e = asyncio.run(unknown("assistant"))
+        assert e["code"] == "bad-request" and "\"assistant\" is not served" in e["message"] and "speech-synth" in e["message"], e
         # A grammar that does not compile, in the session's process: one error naming it, and
         # the connection goes on.
         async def bad_grammar():

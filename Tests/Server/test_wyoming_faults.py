@@ -54,6 +54,9 @@ def test_bad_input_is_an_error_and_the_connection_goes_on(server):
         s.sendall(json.dumps({"type": "transcribe", "data": {"name": "nosuch"}}).encode() + b"\n")
         e = read_event(r)
         assert e.data["code"] == "model" and "nosuch" in e.data["text"]
+        s.sendall(json.dumps({"type": "transcribe", "data": {"name": "assistant"}}).encode() + b"\n")
+        e = read_event(r)  # a graph of the folder left out says why
+        assert e.data["code"] == "model" and "not served" in e.data["text"] and "speech-synth" in e.data["text"], e.data
         s.sendall(json.dumps({"type": "some-future-event"}).encode() + b"\n")  # ignored
         write_event(Ping(text="still there").event(), s.makefile("wb"))
         e = read_event(r)

@@ -79,7 +79,8 @@ final class WyomingConnection: @unchecked Sendable {
             let language = e.string("language") ?? "en"
             guard language.lowercased().hasPrefix("en") else { return fault("transcribe: language \"\(language)\" is not offered (en)", "language") }
             guard server.catalog.entries[model] != nil, server.catalog.entries[model]?.keyphrase == nil else {
-                return fault("transcribe: no model \"\(model)\" (models: \(WyomingInfo.asrModels(server.catalog).joined(separator: ", ")))", "model")
+                let why = server.catalog.leftOut[model].map { ": it is not served (\($0))" } ?? ""
+                return fault("transcribe: no model \"\(model)\"\(why) (models: \(WyomingInfo.asrModels(server.catalog).joined(separator: ", ")))", "model")
             }
             purpose = .transcribe(model: model, language: language)
         case "detect":
