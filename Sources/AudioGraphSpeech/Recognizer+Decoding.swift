@@ -35,6 +35,9 @@ extension Recognizer {
             reached: { t in stage.reached(t) })
         var finishedEarly = false
         var interruption: Interruption?
+        // Audio past full scale (a gain or mixer before it, a float file at the wrong scale)
+        // is clipped into PocketSphinx's 16-bit samples: counted, and said at the end.
+        var clipped = ClippedSamples()
         listener?.start()
         // The input may end while the run goes on (other sources): end the utterance in
         // flight and report through the end, so the events of nodes still running are not
@@ -52,6 +55,7 @@ extension Recognizer {
                 while let (index, _) = stage.next() { stage.release(index) }
                 return
             }
+            clipped.scan(block.channel(0), block.frameLength, time: block.time, rate: 16000)
             if !stage.isCancelled {
                 // Words from code join before the first utterance or between two.
                 if !utterances.open && words.addPending(to: decoder, stage, at: block.time) { model.changed() }
@@ -78,5 +82,8 @@ extension Recognizer {
         }
         if !finishedEarly { utterances.finish() }
         if let failure = decoder.searchFailure { model.fail(failure, stage) }
+        if let report = clipped.report("for decoding") {
+            stage.emit(.warning(node: nodeId, message: report + ": lower the gain before the recognizer"), at: .infinity)
+        }
     }
 }

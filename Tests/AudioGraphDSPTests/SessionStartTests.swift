@@ -125,6 +125,24 @@ import Testing
         return sound
     }
 
+    /// A microphone that opens with a pop (a full-scale click in the stream's first frame),
+    /// then a quiet talker (speech 25 dB under flite's, peaks near -30 dBFS) in a quiet room:
+    /// their words are found. The talker's loud level started at the click's and fell 1.5 dB
+    /// a second, so every word 20 dB under it was faded out as background: nothing started.
+    @Test(.flite, arguments: [0.5, 2.0])
+    func aPopAsTheMicrophoneOpensHidesNoQuietTalker(wordsAt: Double) async throws {
+        let wav = try #require(Flite.speech("turn on the kitchen light please"))
+        let speech = try WAVFile.monoSamples(path: wav.path)
+        try #require(speech.rate == 16000)
+        var x = Signals.noise(rms: 0.0001, seconds: wordsAt, rate: Self.rate, seed: 21)
+            + speech.samples.map { $0 * 0.056 } + Signals.noise(rms: 0.0001, seconds: 1, rate: Self.rate, seed: 22)
+        for i in 0..<160 { x[100 + i] += Float(exp(-Double(i) / 53)) * (i % 16 < 8 ? 0.98 : -0.98) }
+        let loud = stride(from: 8000, to: x.count - 160, by: 160).first { Signals.db(Signals.rms(x[$0..<($0 + 160)])) > -60 } ?? 0
+        let onset = Double(loud) / Self.rate
+        let s = try await starts(x)
+        #expect(!s.isEmpty && abs((s.first ?? 0) - onset) < 0.2, "the words' onset \(onset) s: speech starts at \(s)")
+    }
+
     /// Speech right after digital silence (flite's output, a file's lead-in of zeros) is
     /// still found, at its first loud frame or soon after; the noise estimate then starts
     /// from the speech's first frames, so the onset may come up to a syllable late.

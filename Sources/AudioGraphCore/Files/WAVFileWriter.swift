@@ -20,6 +20,8 @@ final class WAVFileWriter {
     private var bytesSinceHeader = 0
     private var scratch: UnsafeMutableRawPointer
     private var scratchSize: Int
+    /// Samples beyond full scale that 16- and 24-bit PCM clipped (none in float files).
+    private(set) var clipped = ClippedSamples()
     static let headerSize = 44
     static let maxDataBytes = Int(UInt32.max) - 64
 
@@ -84,8 +86,10 @@ final class WAVFileWriter {
         guard dataBytes + bytes <= Self.maxDataBytes else {
             throw EngineError(.io, "WAV file would exceed 4 GiB; stopped writing", file: path)
         }
+        let time = Double(dataBytes / (channels * bytesPerSample)) / format.sampleRate
         for c in 0..<channels {
             let src = buffer.channel(c)
+            if sampleFormat != .f32 { clipped.scan(src, n, time: time, rate: format.sampleRate) }
             switch sampleFormat {
             case .s16:
                 let out = scratch.assumingMemoryBound(to: Int16.self)

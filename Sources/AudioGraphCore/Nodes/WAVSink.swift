@@ -26,6 +26,8 @@ package final class WAVSink: AudioNode {
     private var stage: LaggingStage?
     private var writer: WAVFileWriter?
     private let writeError = Locked<EngineError?>(nil)
+    /// What the run's integer PCM clipped, said once the file is written (``takeEvents(nodeId:)``).
+    private let clipReport = Locked<String?>(nil)
     /// False when a reset could not make the file again: the run fails at its first block
     /// (set before the run, read on the render thread).
     private var canWrite = true
@@ -82,6 +84,9 @@ package final class WAVSink: AudioNode {
         guard let writer, let stage else { return }
         stage.finish()
         self.writer = nil
+        if let clipped = writer.clipped.report("writing \(sampleFormat.rawValue)") {
+            clipReport.withLock { $0 = "\(path): \(clipped): lower the gain before it, or write format f32" }
+        }
         try writer.close()
         if let e = writeError.withLock({ $0 }) { throw e }
         let lost = stage.queue.lostBlocks.load(ordering: .relaxed)
@@ -90,7 +95,16 @@ package final class WAVSink: AudioNode {
         }
     }
 
+    /// The clipping of the run, once it is written.
+    package func takeEvents(nodeId: String) -> [EngineEvent] {
+        clipReport.withLock { report in
+            defer { report = nil }
+            return report.map { [.warning(node: nodeId, message: $0)] } ?? []
+        }
+    }
+
     package func reset() {
+        clipReport.withLock { $0 = nil }
         // A new run writes the file anew; one that cannot (the path is now a folder, the disk
         // read-only) fails at its first block, instead of losing its audio without a word.
         guard let q = stage?.queue else { return }

@@ -49,7 +49,7 @@ struct SpeechEvidence {
         if m.level > loudLevel {
             loudLevel += Tuning.loudRise
         } else if !holdingLevel {
-            loudLevel -= Tuning.loudFall
+            loudLevel -= frame <= Tuning.youngLoudFrames ? Tuning.loudRise : Tuning.loudFall
         }
         guard background > 0 else { return (signal, 1, llr) }
         if m.level >= loudLevel - background { lastLoudFrame = frame }

@@ -21,6 +21,11 @@ extension VoiceActivityDetector {
         /// frame below it (dB): it tracks about the 98th percentile of frame levels.
         static let loudRise: Float = 1
         static let loudFall: Float = 0.015
+        /// Over the stream's first this many frames the loud level, set by the first frame,
+        /// falls as fast as it rises: a first frame that is a click (a microphone opening with
+        /// a pop) would otherwise hold it 30 dB over a quiet talker for 20 s, and fade every
+        /// word of theirs out as background.
+        static let youngLoudFrames: Int64 = 50
         /// Frames further below the background line fade out of the evidence over this many dB.
         static let backgroundFade: Float = 6
         /// A word's decaying end, this many frames after its last loud frame, may fall this
