@@ -1,7 +1,9 @@
 /// `mixer`: sums any number of inputs into one output, converting channel counts.
 ///
 /// Channel conversion (each input to the output count `channels`):
-/// - N → 1: the mean of the N channels.
+/// - N → 1: the mean of the N channels; with `polarity` auto, a channel that is the first's
+///   negative (some laptops' stereo microphones) is added with its sign turned, and a warning
+///   says so (``ChannelPolarity``).
 /// - 1 → M: the mono signal on every channel.
 /// - N → M otherwise: input channel i goes to output channel i mod M, each output the
 ///   mean of what lands on it (so stereo → 4 ch puts L, R on 0, 1 and leaves 2, 3 silent).
@@ -17,19 +19,31 @@ package final class Mixer: AudioNode {
         role: .processor,
         parameters: [ParameterSpec("channels", .integer(1...8),
                                    help: "output channel count (default: that of input 0); N -> 1: mean of the N; "
-                                       + "1 -> M: copied to all M; N -> M: input i to output i mod M, averaged")],
+                                       + "1 -> M: copied to all M; N -> M: input i to output i mod M, averaged"),
+                     ParameterSpec("polarity", .choice(["auto", "keep"]), default: "auto",
+                                   help: "N -> 1: auto: a channel that is the first's negative (some laptops' stereo microphones, "
+                                       + "whose mean is near silence) is mixed with its sign turned, with a warning; keep: the plain mean")],
         inputs: .variadic(max: 16),
-        make: { p throws(GraphError) in Mixer(channels: p["channels"] == nil ? nil : p.integer("channels"), nodeId: p.nodeId) })
+        make: { p throws(GraphError) in
+            Mixer(channels: p["channels"] == nil ? nil : p.integer("channels"), nodeId: p.nodeId,
+                  followsPolarity: p.text("polarity") == "auto")
+        })
 
     let requestedChannels: Int?
     let nodeId: String
+    let followsPolarity: Bool
     private var fifos: [AudioBuffer] = []
+    /// Per input, for a down-mix to mono with `polarity` auto.
+    private var polarities: [ChannelPolarity?] = []
     private var outChannels = 1
+    private var rate = 1.0
+    static let warningPolarity: Int32 = 1
 
     /// A mixer to `channels` channels (nil: the widest input's).
-    package init(channels: Int?, nodeId: String = "mixer") {
+    package init(channels: Int?, nodeId: String = "mixer", followsPolarity: Bool = true) {
         requestedChannels = channels
         self.nodeId = nodeId
+        self.followsPolarity = followsPolarity
     }
 
     /// Every input at the rate of input 0 (channel counts may differ).
@@ -53,6 +67,11 @@ package final class Mixer: AudioNode {
         outChannels = context.outputFormats[0].channelCount
         let f = context.outputFormats[0]
         fifos = context.inputFormats.map { _ in AudioBuffer(format: f, frameCapacity: context.maxFrames * 4) }
+        rate = f.sampleRate
+        polarities = context.inputFormats.map { input in
+            followsPolarity && outChannels == 1 && input.channelCount > 1
+                ? ChannelPolarity(channels: input.channelCount, window: Int(f.sampleRate / 10)) : nil
+        }
     }
 
     package func process(_ io: inout ProcessIO) -> FlowStatus {
@@ -60,7 +79,15 @@ package final class Mixer: AudioNode {
         for (k, input) in io.inputs.enumerated() {
             let fifo = fifos[k]
             let n = min(input.frameLength, fifo.frameCapacity - fifo.frameLength)
-            if n > 0 { mapChannels(input, into: fifo, at: fifo.frameLength, count: n) }
+            if n > 0, let polarity = polarities[k] {
+                polarity.mix(input, into: fifo.channel(0) + fifo.frameLength, count: n) { change in
+                    io.emit(NodeEvent(.warning, t: Double(change.frame) / rate,
+                                      values: (Double(change.channel), Double(change.correlation), change.inverted ? 1 : 0, Double(k)),
+                                      code: Self.warningPolarity))
+                }
+            } else if n > 0 {
+                mapChannels(input, into: fifo, at: fifo.frameLength, count: n)
+            }
             fifo.frameLength += n
         }
         // Output what every still-running input can supply.
@@ -114,5 +141,19 @@ package final class Mixer: AudioNode {
         }
     }
 
-    package func reset() { for f in fifos { f.frameLength = 0 } }
+    package func reset() {
+        for f in fifos { f.frameLength = 0 }
+        for p in polarities { p?.reset() }
+    }
+
+    package func publicEvent(_ raw: NodeEvent, nodeId: String) -> EngineEvent? {
+        guard raw.kind == .warning && raw.code == Self.warningPolarity else { return raw.standardEvent(nodeId: nodeId) }
+        let channel = Int(raw.values.0) + 1, input = polarities.count > 1 ? " of input \(Int(raw.values.3))" : ""
+        let at = String(format: "%.2f s (correlation %.2f)", raw.t, raw.values.1)
+        if raw.values.2 == 1 {
+            return .warning(node: nodeId, message: "channel \(channel)\(input) is channel 1 inverted (a fault of some laptops' stereo "
+                            + "microphones: their mean is near silence): mixed to mono with its sign turned from \(at)")
+        }
+        return .warning(node: nodeId, message: "channel \(channel)\(input) is in phase with channel 1 again: mixed as it is from \(at)")
+    }
 }

@@ -66,6 +66,9 @@ public final class VoiceActivityDetector: AudioNode {
     private var frameLength = 400
     private var hopLength = 160
     private var ring: [Float] = []       // last frameLength samples of channel-mixed input
+    /// The down-mix of a stereo (or wider) input, with a channel that is the first's negative
+    /// turned (some laptops' microphones: their plain mean is near silence).
+    private var polarity: ChannelPolarity?
     private var filled = 0
     private var sinceHop = 0
     private var framesDone: Int64 = 0    // frames measured (each ends at a hop boundary)
@@ -101,6 +104,8 @@ public final class VoiceActivityDetector: AudioNode {
             throw EngineError(.internalLimit, "cannot plan an FFT of \(frameLength) samples")
         }
         analysis = a
+        let channels = context.inputFormats[0].channelCount
+        polarity = channels > 1 ? ChannelPolarity(channels: channels, window: Int(rate / 10)) : nil
         ring = Array(repeating: 0, count: frameLength)
         frameScratch = Array(repeating: 0, count: frameLength)
         reset()
@@ -108,6 +113,7 @@ public final class VoiceActivityDetector: AudioNode {
 
     public func reset() {
         analysis?.reset()
+        polarity?.reset()
         for i in ring.indices { ring[i] = 0 }
         filled = 0
         sinceHop = 0
@@ -134,6 +140,9 @@ public final class VoiceActivityDetector: AudioNode {
                 let dst = r.baseAddress! + at
                 if channels == 1 {
                     dst.update(from: input.channel(0) + i, count: chunk)
+                } else if let polarity, polarity.channels == channels {
+                    // The channels' mean with an inverted one turned, as the mixer to mono does.
+                    polarity.mix(input, from: i, into: dst, count: chunk) { _ in }
                 } else {
                     for k in 0..<chunk {
                         var x: Float = 0
