@@ -33,15 +33,25 @@ extension SpeechSynth {
 
     public var observesEvents: Bool { true }
 
-    /// A warning for answers dropped since the last one: the queue was full (more finals came
-    /// than could be spoken). Delivery thread, after the observation that dropped them.
+    /// A warning for answers and earcons dropped since the last one: the queue was full (more
+    /// finals came than could be spoken). Delivery thread, after the observation that dropped them.
     public func takeEvents(nodeId: String) -> [EngineEvent] {
+        var out: [EngineEvent] = []
         let dropped = droppedAnswers.load(ordering: .relaxed)
-        guard dropped > reportedDrops else { return [] }
-        defer { reportedDrops = dropped }
-        let n = dropped - reportedDrops
-        return [.warning(node: nodeId, message: "\(n) \(n == 1 ? "answer was" : "answers were") not spoken: its queue "
-                         + "(\(queueCapacity)) was full (raise the node's queue, or answer fewer results)")]
+        if dropped > reportedDrops {
+            let n = dropped - reportedDrops
+            reportedDrops = dropped
+            out.append(.warning(node: nodeId, message: "\(n) \(n == 1 ? "answer was" : "answers were") not spoken: its queue "
+                                + "(\(queueCapacity)) was full (raise the node's queue, or answer fewer results)"))
+        }
+        let earcons = droppedEarcons.load(ordering: .relaxed)
+        if earcons > reportedEarconDrops {
+            let n = earcons - reportedEarconDrops
+            reportedEarconDrops = earcons
+            out.append(.warning(node: nodeId, message: "\(n) \(n == 1 ? "earcon was" : "earcons were") not played: its queue "
+                                + "(\(queueCapacity)) was full (raise the node's queue)"))
+        }
+        return out
     }
 
     /// Answers the final results of the recognizers connected to its `text` input with the

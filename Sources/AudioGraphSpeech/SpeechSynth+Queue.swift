@@ -23,12 +23,16 @@ extension SpeechSynth {
         return id
     }
 
-    /// Queues an earcon (nothing when it is `none` or the queue is full). Any thread.
+    /// Queues an earcon (nothing when it is `none`; counted, and reported as a warning, when
+    /// the queue is full). Any thread.
     func play(_ e: Earcon, notBefore: Double = 0) {
         guard let sound = earcons[e], let worker else { return }
         let id = nextId.add(1, ordering: .relaxed).newValue
         earconIds.withLock { $0[id] = e }
-        if !worker.submit(id: id, text: "", sound: sound, notBefore: notBefore, gatedEarcon: e != .cancel) { earconIds.withLock { $0[id] = nil } }
+        if !worker.submit(id: id, text: "", sound: sound, notBefore: notBefore, gatedEarcon: e != .cancel) {
+            earconIds.withLock { $0[id] = nil }
+            droppedEarcons.add(1, ordering: .relaxed)
+        }
     }
 
     /// Speaks `text` and returns once it has been played (true) or cancelled (false).

@@ -127,6 +127,9 @@ public final class SpeechSynth: AudioNode, @unchecked Sendable {
     /// Answers (`reply`) the queue had no room for, and how many of them have been reported.
     let droppedAnswers = Atomic<Int>(0)
     var reportedDrops = 0
+    /// Earcons the queue had no room for, and how many of them have been reported.
+    let droppedEarcons = Atomic<Int>(0)
+    var reportedEarconDrops = 0
 
     /// A speech-synth with `p`'s parameters (its descriptor's, or a node type's that adds to
     /// them) speaking with the voice `openVoice` opens before the run (nil: flite's).

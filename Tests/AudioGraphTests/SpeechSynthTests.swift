@@ -221,3 +221,23 @@ struct SpeechSynthTests {
         #expect(said + dropped == finals, "said \(said), dropped \(dropped), finals \(finals)")
     }
 }
+
+/// Earcons the speech queue has no room for are counted and said in a warning, as answers
+/// are; they were dropped without a word.
+@Suite struct EarconQueueTests {
+    @Test(.flite) func earconsThereIsNoRoomForAreReported() throws {
+        let h = try NodeHarness("speech-synth", ["queue": 1], inputs: [], registry: .builtin)
+        let synth = try #require(h.node as? SpeechSynth)
+        _ = try synth.enqueue("a text that fills the queue of one")
+        // Until it is synthesised and announced, it is not in the queue the earcons meet.
+        let worker = try #require(synth.worker)
+        for _ in 0..<2000 where worker.pending.load(ordering: .acquiring) > 0 { usleep(1000) }
+        synth.play(.start)
+        synth.play(.end)
+        let warnings = synth.takeEvents(nodeId: "tts").compactMap { e -> String? in
+            if case .warning(_, let m) = e { m } else { nil }
+        }
+        #expect(warnings == ["2 earcons were not played: its queue (1) was full (raise the node's queue)"], "\(warnings)")
+        #expect(synth.takeEvents(nodeId: "tts").isEmpty, "reported once")
+    }
+}

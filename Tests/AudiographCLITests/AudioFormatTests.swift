@@ -1,3 +1,4 @@
+import AudioGraphCore
 import AudioGraphTestSupport
 import Foundation
 import Testing
@@ -184,6 +185,9 @@ import Testing
         #expect(twice.count == 2 * (ours.samples.count - skip), "\(twice.count) samples")
         #expect(Array(twice.prefix(ours.samples.count - skip)) == Array(ours.samples.dropFirst(skip)), "the first time round")
         #expect(Array(twice.suffix(ours.samples.count - skip)) == Array(ours.samples.dropFirst(skip)), "the second")
+        // Read whole, as an earcon is: the same samples (it was refused: "unsupported WAV encoding").
+        let whole = try WAVFile.monoSamples(path: coded.path)
+        #expect(whole.rate == ours.rate && whole.samples == ours.samples)
     }
 
     /// A big-endian WAV (RIFX) goes to libsndfile; before, the WAV reader took it by its first
@@ -196,5 +200,6 @@ import Testing
         try #require(String(decoding: head, as: UTF8.self) == "RIFX")
         let (ours, original) = (try Self.decoded(rifx), try Self.decoded(wav))
         #expect(ours.rate == original.rate && ours.samples == original.samples)
+        #expect(try WAVFile.monoSamples(path: rifx.path).samples == original.samples, "read whole, as an earcon is")
     }
 }
