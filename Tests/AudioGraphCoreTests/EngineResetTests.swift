@@ -100,4 +100,39 @@ final class FailOnceSink: AudioNode {
         #expect(try await engine.run() == .error)
         #expect(errors.withLock { $0 }.contains { $0.contains("node \"o\"") && $0.contains("o.wav: cannot create") }, "\(errors.withLock { $0 })")
     }
+
+    /// `start` and `reset` from many threads at once (the engine is Sendable: an app's tasks
+    /// may each try): one start runs, the others are told it already has; the resets rewind
+    /// it once, and the next run writes its file whole. Before, each start compiled a plan of
+    /// its own, whose wav-sink found the file claimed by another's ("another sink of this run
+    /// writes"), and each reset reset every node again.
+    @Test func startAndResetFromManyThreadsAtOnce() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reset-many-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("o.wav").path
+        var g = GraphDescription(name: "g")
+        g.addNode("s", type: "test-signal", ["duration": 1, "rate": 16000])
+        g.addNode("o", type: "wav-sink", ["path": .string(out)])
+        g.connect("s", to: "o")
+        for round in 0..<20 {
+            let engine = try AudioEngine(graph: g, registry: .core)
+            let outcomes = Locked<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                do {
+                    try engine.start()
+                    outcomes.withLock { $0.append("started") }
+                } catch {
+                    outcomes.withLock { $0.append("\(error)") }
+                }
+            }
+            let seen = outcomes.withLock { $0 }
+            #expect(seen.filter { $0 == "started" }.count == 1 && seen.filter { $0.contains("already started") }.count == 7,
+                    "round \(round): \(seen)")
+            #expect(await engine.ended() == .endOfInput)
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in #expect(throws: Never.self) { try engine.reset() } }
+            #expect(try await engine.run() == .endOfInput)
+            #expect((try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) == 44 + 32000, "round \(round)")
+        }
+    }
 }

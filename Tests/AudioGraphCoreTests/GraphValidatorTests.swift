@@ -144,6 +144,24 @@ import Testing
         #expect(throws: Never.self) { try GraphValidator.validate(g, registry: .core).get() }
     }
 
+    /// Two sinks writing one file (by any spelling of its path) is a graph error at validate
+    /// time, naming the node that writes it first; devices take any number of writers. Before,
+    /// only the run found it, when the second sink opened the file.
+    @Test func twoSinksOfOneFileAreAnError() throws {
+        var g = GraphDescription(name: "t", file: "t.json")
+        g.addNode("s", type: "test-signal")
+        g.addNode("m", type: "mixer", ["channels": 1])
+        g.addNode("a", type: "wav-sink", ["path": "dup.wav"])
+        g.addNode("b", type: "wav-sink", ["path": "./sub/../dup.wav"])
+        g.addNode("n1", type: "wav-sink", ["path": "/dev/null"])
+        g.addNode("n2", type: "wav-sink", ["path": "/dev/null"])
+        g.connect("s", to: "m"); g.connect("m", to: "a")
+        g.connect("s", to: "b"); g.connect("s", to: "n1"); g.connect("m", to: "n2")
+        let errors = GraphValidator.validate(g, registry: .core).failureErrors
+        #expect(errors.count == 1 && errors.first?.node == "b" && errors.first?.parameter == "path", "\(errors)")
+        #expect(errors.first?.description.contains("is the file node \"a\" writes") == true, "\(errors)")
+    }
+
     @Test func fillsDefaults() throws {
         var g = GraphDescription(name: "t")
         g.addNode("s", type: "test-signal"); g.addNode("o", type: "null-sink"); g.connect("s", to: "o")

@@ -97,6 +97,10 @@ public final class AudioEngine: @unchecked Sendable {
     /// threads waiting on it with ``waitForDelivery(through:idle:timeout:)``.
     let deliveryCondition = NSCondition()
     let lock = Locked<Shared>(Shared())
+    /// Held by `prepare`, `start` and `reset` for their whole work: the engine is Sendable, and
+    /// two of them at once compiled two plans (the second's sinks refused the files the first's
+    /// had claimed) or reset every node twice. Never taken by the render or delivery thread.
+    let setup = NSLock()
     var finishErrors: [EngineError] = []  // render thread writes before the end marker
     /// The run's event stream; `reset()` makes a new one, the last run's having finished.
     /// Replaced only while no run is in progress (no delivery thread reads it then).
@@ -138,6 +142,13 @@ public final class AudioEngine: @unchecked Sendable {
     /// Opens files and devices, negotiates formats and allocates every buffer.
     /// Throws `GraphError` (formats cannot work) or `EngineError` (a file or device failed).
     public func prepare() throws {
+        setup.lock()
+        defer { setup.unlock() }
+        try prepareHeld()
+    }
+
+    /// ``prepare()`` with `setup` held.
+    private func prepareHeld() throws {
         guard plan == nil else { return }
         plan = try RenderPlan.compile(graph, blockFrames: options.blockFrames, events: outlet, eventsReady: deliveryWake,
                                       renderReady: renderReady)
@@ -199,7 +210,9 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// Starts rendering (preparing first if needed). Throws if already started.
     public func start() throws {
-        try prepare()
+        setup.lock()
+        defer { setup.unlock() }
+        try prepareHeld()
         guard phase.compareExchange(expected: Phase.prepared.rawValue, desired: Phase.running.rawValue,
                                     ordering: .acquiringAndReleasing).exchanged
         else {
@@ -239,12 +252,16 @@ public final class AudioEngine: @unchecked Sendable {
     /// last run's errors go with it. Does nothing on an engine prepared and not yet run;
     /// throws on one that is running or was never prepared.
     public func reset() throws(EngineError) {
-        let now = phase.load(ordering: .acquiring)
-        if now == Phase.prepared.rawValue { return }
+        if phase.load(ordering: .acquiring) == Phase.prepared.rawValue { return }
         if deliveryThread.isCurrent {
             throw EngineError(.state, "reset: called from the engine's event handler or a tap, which run on its delivery "
                               + "thread: reset once `ended()` has returned, from another thread or task")
         }
+        setup.lock()
+        defer { setup.unlock() }
+        // Read again with `setup` held: another thread's reset may have finished meanwhile.
+        let now = phase.load(ordering: .acquiring)
+        if now == Phase.prepared.rawValue { return }
         guard now == Phase.ended.rawValue, let plan else {
             throw EngineError(.state, now == Phase.running.rawValue
                 ? "reset: the engine is running (stop or cancel it and await its end first)"

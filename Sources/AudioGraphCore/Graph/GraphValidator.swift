@@ -1,3 +1,5 @@
+import Foundation
+
 /// Checks a ``GraphDescription`` against a ``NodeRegistry`` and reports every problem at
 /// once, each as one ``GraphError`` placed at its file, line, node and parameter.
 public enum GraphValidator {
@@ -68,6 +70,27 @@ public enum GraphValidator {
             indexById[spec.id] = nodes.count
             nodes.append(.init(id: spec.id, descriptor: descriptor,
                                parameters: ResolvedParameters(nodeId: spec.id, file: graph.file, values: values)))
+        }
+
+        // Files written: two nodes writing one file would mix their audio in it (devices such
+        // as /dev/null take any number; a link to the same file is caught when it is opened).
+        var writers: [String: String] = [:]
+        let specById = Dictionary(graph.nodes.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for node in nodes {
+            guard let spec = specById[node.id] else { continue }
+            for p in node.descriptor.parameters where p.isOutput {
+                guard case .string(let path)? = node.parameters[p.name] else { continue }
+                let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+                let key = (absolute as NSString).standardizingPath
+                if case .special = PathKind(key) { continue }
+                if let other = writers[key] {
+                    error(.badParameterValue, "\"\(path)\" is the file node \"\(other)\" writes: two writers would mix their audio in it",
+                          at: spec.paramLocations[p.name] ?? spec.location, node: spec.id, parameter: p.name,
+                          suggestion: "give each its own file")
+                } else {
+                    writers[key] = spec.id
+                }
+            }
         }
 
         // Connections.
