@@ -79,7 +79,8 @@ struct Vocabulary {
 
     private init(_ entries: [Checked], known: (String) -> Bool, lookUp: (Set<String>) -> [String: [String]],
                  phones: Set<String>) {
-        let found = lookUp(Set(entries.flatMap(\.words).filter { !known($0) }))
+        let unknown = Set(entries.flatMap(\.words).filter { !known($0) })
+        let found = lookUp(unknown.union(unknown.flatMap(Self.parts)))
         var added = Set<String>()
         for e in entries {
             phrases.append(e.words.joined(separator: " "))
@@ -88,7 +89,7 @@ struct Vocabulary {
                     if e.phones != nil { skipped.append("\(e.place): \"\(w)\" is in the dictionary already; its pronunciation there is kept") }
                     continue
                 }
-                let made = e.phones ?? found[w] ?? FliteLexicon.pronunciation(of: w)
+                let made = e.phones ?? found[w] ?? Self.pronunciation(of: w, found)
                 if let p = made, p.allSatisfy(phones.contains) {
                     words.append(Word(spelling: w, phones: p))
                     added.insert(w)
@@ -107,7 +108,8 @@ struct Vocabulary {
         let spelled = text.lowercased().split(whereSeparator: { $0 == " " }).map(String.init)
         guard !spelled.isEmpty else { throw fail(given == nil ? "no word" : "a pronunciation without a word") }
         for w in spelled where !VocabularyEntry.isSpelled(w) {
-            throw fail("\"\(w)\": words are letters a-z and apostrophes")
+            let digits = w.contains { $0.isNumber } ? " (numbers as words: \"nineteen\")" : ""
+            throw fail("\"\(w)\": words are letters a-z, apostrophes and hyphens between letters\(digits)")
         }
         guard let given else { return Checked(words: spelled, phones: nil, place: place) }
         let p = given.map { $0.uppercased() }
@@ -119,6 +121,24 @@ struct Vocabulary {
             throw fail("phones the model lacks: \(unknown.joined(separator: " ")) (it has \(speech.joined(separator: " ")))")
         }
         return Checked(words: spelled, phones: p, place: place)
+    }
+
+    /// The parts of a hyphenated word (`x-box`: x, box); none for another.
+    private static func parts(_ word: String) -> [String] {
+        word.contains("-") ? word.split(separator: "-").map(String.init) : []
+    }
+
+    /// flite's pronunciation of `word`; a hyphenated one's is its parts' in turn, each the
+    /// dictionary's (`found`) or flite's (flite's rules read a hyphen as a pause).
+    private static func pronunciation(of word: String, _ found: [String: [String]]) -> [String]? {
+        let parts = parts(word)
+        guard !parts.isEmpty else { return FliteLexicon.pronunciation(of: word) }
+        var phones: [String] = []
+        for part in parts {
+            guard let p = found[part] ?? FliteLexicon.pronunciation(of: part) else { return nil }
+            phones += p
+        }
+        return phones
     }
 
     /// This vocabulary and `other`'s words and phrases (for a model over both).

@@ -80,6 +80,31 @@ import Testing
                             .init(spelling: "ramen", phones: ["R", "AA", "M", "AH", "N"])])
     }
 
+    /// Hyphenated words, as the dictionary spells a thousand of its own (`wi-fi`, `t-shirt`):
+    /// taken, a new one pronounced part by part (the whole dictionary's, else flite's). They
+    /// were refused with the whole file ("words are letters a-z and apostrophes"). A hyphen
+    /// not between letters, and digits, are still refused, digits with how to write them.
+    @Test func hyphenatedWordsAreTaken() throws {
+        let dict = FileManager.default.temporaryDirectory.appendingPathComponent("dict-\(UUID().uuidString).dict")
+        try "box B AA K S\nwi-fi W AY F AY\n".write(to: dict, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: dict) }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vocab-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try "Wi-Fi\nturn on the wi-fi\nx-box\nrock'n'roll\n".write(to: url, atomically: true, encoding: .utf8)
+        let v = try Vocabulary(path: url.path, phones: Self.phones, known: { ["turn", "on", "the"].contains($0) },
+                               lookUp: { PronunciationDictionary.pronunciations(of: $0, in: dict.path) })
+        #expect(v.phrases == ["wi-fi", "turn on the wi-fi", "x-box", "rock'n'roll"])
+        let x = try #require(FliteLexicon.pronunciation(of: "x"))
+        #expect(v.words.map(\.spelling) == ["wi-fi", "x-box", "rock'n'roll"])
+        #expect(v.words[0].phones == ["W", "AY", "F", "AY"] && v.words[1].phones == x + ["B", "AA", "K", "S"], "\(v.words)")
+        for bad in ["-box", "x-", "x--box", "x-'"] {
+            let e = #expect(throws: EngineError.self, "\(bad)") { try self.vocabulary("\(bad)\n") }
+            #expect(e?.message.contains("hyphens between letters") == true, "\(bad): \(String(describing: e))")
+        }
+        let digits = #expect(throws: EngineError.self) { try self.vocabulary("covid-19\n") }
+        #expect(digits?.message.contains("numbers as words") == true, "\(String(describing: digits))")
+    }
+
     /// From code, a word no pronunciation can be made for (here: flite's needs a phone the
     /// model lacks) is left out with a warning naming the entry; the rest are kept.
     @Test func aWordFromCodeWithoutAPronunciationIsNamed() throws {

@@ -41,6 +41,11 @@ def test_vosk_phrase_list_words_the_dictionary_lacks(server, speech):
     replies = run(vosk_client(f"ws://127.0.0.1:{server.http_port}/", path, config, chunk=4000))
     assert not any("error" in r for r in replies), replies
     assert [r["text"] for r in replies if r.get("text")] == ["order shawarma"], replies
+    # Hyphenated words, as the dictionary spells some (wi-fi) or not (x-box): phrases too.
+    path = speech("turn on the wi-fi and start the x-box please")
+    config = {"sample_rate": 16000, "phrase_list": ["turn on the wi-fi and start the x-box please", "go home"]}
+    replies = run(vosk_client(f"ws://127.0.0.1:{server.http_port}/", path, config, chunk=4000))
+    assert [r["text"] for r in replies if r.get("text")] == ["turn on the wi-fi and start the x-box please"], replies
 
 
 def test_vosk_bad_config_fields_are_errors_naming_the_field(server, speech):
