@@ -71,6 +71,10 @@ public final class RemoteRecognitionSession: Sendable {
     private let endpoint: ServerEndpoint
     private let options: Options
     private let link = Mutex<SocketLink?>(nil)
+    /// Set while ``start()`` connects and once it has: a session is one connection. A second
+    /// start opened another and read both into the one `events`; a start that failed may be
+    /// tried again.
+    private let starting = Mutex(false)
 
     /// A session with `server`; nothing is sent until ``start()``.
     public init(_ server: ServerEndpoint, options: Options = Options()) {
@@ -81,9 +85,19 @@ public final class RemoteRecognitionSession: Sendable {
 
     /// Connects, starts the session and returns once the server has taken it. Throws a
     /// ``RemoteError``: `connection`, `busy`, `key`, `bad-request` (options), `session` (a
-    /// grammar that does not compile).
+    /// grammar that does not compile), `state` (started already; a start that failed may be
+    /// tried again).
     public func start() async throws {
-        let l = try await SocketLink.open(endpoint)
+        guard starting.withLock({ let was = $0; $0 = true; return !was }) else {
+            throw RemoteError(code: "state", message: "start: this session has started already (make a new session for another)")
+        }
+        let l: SocketLink
+        do {
+            l = try await SocketLink.open(endpoint)
+        } catch {
+            starting.withLock { $0 = false }
+            throw error
+        }
         var start: [String: Any] = ["type": "start", "graph": options.graph, "rate": options.sampleRate, "channels": options.channels]
         if let g = options.grammar { start["grammar"] = g }
         if !options.vocabulary.isEmpty { start["vocabulary"] = options.vocabulary }
@@ -102,6 +116,7 @@ public final class RemoteRecognitionSession: Sendable {
             }
         } catch {
             l.closeLater()
+            starting.withLock { $0 = false }
             throw error
         }
         link.withLock { $0 = l }

@@ -16,6 +16,10 @@ public final class RemoteVocalizer: Sendable {
 
     private let endpoint: ServerEndpoint
     private let link = Mutex<SocketLink?>(nil)
+    /// One speak at a time on the connection, the others waiting their turn in order, as
+    /// SKVocalizer queues them: two at once read each other's frames, and the second's wait
+    /// for a message took the first's place, which then waited for ever.
+    private let turns = Turns()
 
     /// A vocalizer of `server`'s voices.
     public init(_ server: ServerEndpoint) { endpoint = server }
@@ -29,6 +33,20 @@ public final class RemoteVocalizer: Sendable {
     public func speak(_ text: String, voice: String = "rms", rate: Double = 1,
                       onStart: (@Sendable (_ sampleRate: Int) -> Void)? = nil,
                       onAudio: (@Sendable ([Float]) -> Void)? = nil) async throws -> Speech {
+        await turns.take()
+        do {
+            let speech = try await speakInTurn(text, voice: voice, rate: rate, onStart: onStart, onAudio: onAudio)
+            await turns.give()
+            return speech
+        } catch {
+            await turns.give()
+            throw error
+        }
+    }
+
+    /// ``speak(_:voice:rate:onStart:onAudio:)`` in its turn.
+    private func speakInTurn(_ text: String, voice: String, rate: Double, onStart: (@Sendable (_ sampleRate: Int) -> Void)?,
+                             onAudio: (@Sendable ([Float]) -> Void)?) async throws -> Speech {
         let l: SocketLink
         if let open = link.withLock({ $0 }) {
             l = open
@@ -96,5 +114,23 @@ public final class RemoteVocalizer: Sendable {
     /// Closes the connection.
     public func close() {
         link.withLock { $0?.close(); $0 = nil }
+    }
+}
+
+/// Turns taken one at a time, in the order asked for.
+private actor Turns {
+    private var taken = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func take() async {
+        guard taken else {
+            taken = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func give() {
+        if waiting.isEmpty { taken = false } else { waiting.removeFirst().resume() }
     }
 }

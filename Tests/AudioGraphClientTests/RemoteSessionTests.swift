@@ -152,6 +152,54 @@ import Testing
         try await restart.value.kill()
     }
 
+    /// A session is one connection: a second start, or two at once, is a `state` error and
+    /// opens nothing (one opened a second connection and read both into the one `events`).
+    /// A start that failed may be tried again.
+    @Test func aSessionStartsOnce() async throws {
+        let server = try Server()
+        defer { server.kill() }
+        let session = RemoteRecognitionSession(server.endpoint)
+        let outcomes = await withTaskGroup(of: String.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    do { try await session.start(); return "started" } catch let e as RemoteError { return e.code } catch { return "\(error)" }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(outcomes.sorted() == ["started", "state", "state", "state"], "\(outcomes)")
+        await #expect(throws: RemoteError.self) { try await session.start() }
+        await session.cancel()
+        var ends = 0
+        for try await e in session.events { if case .end = e { ends += 1 } }
+        #expect(ends == 1)
+        let refused = RemoteRecognitionSession(server.endpoint, options: .init(graph: "nosuch"))
+        await #expect(throws: RemoteError.self) { try await refused.start() }
+        do {
+            try await refused.start()
+        } catch let e as RemoteError {
+            #expect(e.code == "bad-request", "tried again, the server's answer, not \(e)")
+        }
+    }
+
+    /// Speaks asked of one vocalizer at once take turns on its connection, each getting its
+    /// own speech whole. Before, they read each other's frames, and one waited for ever.
+    @Test(.enabled(if: hasFlite, "flite or sox is not installed"), .timeLimit(.minutes(1)))
+    func speaksAtOnceTakeTurns() async throws {
+        let server = try Server()
+        defer { server.kill() }
+        let vocalizer = RemoteVocalizer(server.endpoint)
+        defer { vocalizer.close() }
+        let texts = ["One.", "The kitchen light is on, and the front door is locked.", "Two.", "Three."]
+        var alone: [Int] = []
+        for t in texts { alone.append(try await vocalizer.speak(t).samples.count) }
+        let together = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            for (i, t) in texts.enumerated() { group.addTask { (i, try await vocalizer.speak(t).samples.count) } }
+            return try await group.reduce(into: [Int](repeating: 0, count: texts.count)) { $0[$1.0] = $1.1 }
+        }
+        #expect(together == alone, "each its own speech whole: \(together) against \(alone) alone")
+    }
+
     @Test func aWrongKeyOrAnUnknownGraphIsAClearError() async throws {
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("ag-client-keys-\(getpid())")
         try "kiosk s3cret\n".write(to: keys, atomically: true, encoding: .utf8)
