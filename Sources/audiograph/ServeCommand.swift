@@ -69,24 +69,32 @@ enum ServeCommand: Command {
         func number(_ name: String, _ range: ClosedRange<Double>) throws -> Double? {
             guard let v = try args.options(name).last else { return nil }
             guard let d = Double(v), range.contains(d) else {
-                throw UsageError("\(name) \(v): expected a number from \(range.lowerBound) to \(range.upperBound)")
+                throw UsageError("\(name) \(v): expected a number from \(Int(range.lowerBound)) to \(Int(range.upperBound))")
             }
             return d
         }
+        // Counts are whole: "--max-sessions 2.5" was taken as 2.
+        func whole(_ name: String, _ range: ClosedRange<Int>) throws -> Int? {
+            guard let v = try args.options(name).last else { return nil }
+            guard let n = Int(v), range.contains(n) else {
+                throw UsageError("\(name) \(v): expected a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return n
+        }
         if let w = try args.options("--wyoming").last { config.wyoming = w == "none" ? nil : w }
         if let h = try args.options("--http").last { config.http = h == "none" ? nil : h }
-        if let n = try number("--max-sessions", 1...10_000) { config.maxSessions = Int(n) }
+        if let n = try whole("--max-sessions", 1...10_000) { config.maxSessions = n }
         config.maxConnections = max(config.maxConnections, 2 * config.maxSessions)
-        if let n = try number("--max-connections", 1...10_000) {
-            guard Int(n) >= config.maxSessions else {
-                throw UsageError("--max-connections \(Int(n)): below --max-sessions \(config.maxSessions) (each session needs a connection)")
+        if let n = try whole("--max-connections", 1...10_000) {
+            guard n >= config.maxSessions else {
+                throw UsageError("--max-connections \(n): below --max-sessions \(config.maxSessions) (each session needs a connection)")
             }
-            config.maxConnections = Int(n)
+            config.maxConnections = n
         }
-        if let n = try number("--decoders", 0...1024) { config.decoders = Int(n) }
+        if let n = try whole("--decoders", 0...1024) { config.decoders = n }
         if let s = try number("--max-session-seconds", 1...86_400) { config.maxSessionSeconds = s }
         if let s = try number("--idle-timeout", 1...86_400) { config.idleSeconds = s }
-        if let b = try number("--max-message", 1024...(256 * 1024 * 1024)) { config.maxMessageBytes = Int(b) }
+        if let b = try whole("--max-message", 1024...(256 * 1024 * 1024)) { config.maxMessageBytes = b }
         let graphs = try args.options("--graphs").last
         let keys = try args.options("--keys").last
         config.settings = try args.options("--set")

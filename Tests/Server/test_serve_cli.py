@@ -33,6 +33,10 @@ def keys_file(text):
     (["--http", "[::1]:2700"], "--http [::1]:2700: this civetweb has no IPv6"),
     (["--wyoming", "tcp://[::1]:10300"], "is not an IPv4 address"),
     (["--max-sessions", "0"], "--max-sessions 0"),
+    # counts are whole: before, 2.5 was taken as 2
+    (["--max-sessions", "2.5"], "--max-sessions 2.5: expected a whole number from 1 to 10000"),
+    (["--max-message", "2048.5"], "--max-message 2048.5: expected a whole number"),
+    (["--idle-timeout", "0"], "--idle-timeout 0: expected a number from 1 to 86400"),
     (["--decoders", "-1"], "--decoders -1"),
     (["--decoders", "two"], "--decoders two"),
     (["--wyoming", "none", "--http", "none"], "nothing to listen on"),
