@@ -34,7 +34,7 @@ enum GraphLoading {
                 let (_, file) = GraphEdits.splitTarget(s, graph: graph)
                 // Said here in the command line's words; what else a file source refuses
                 // (a pipe, a link loop) its node says.
-                switch PathKind(file) {
+                switch PathKind(ParameterSpec.expandingHome(file)) {
                 case .missing:
                     throw EngineError(.audioFile, "--source \(s): no such file")
                 case .directory:

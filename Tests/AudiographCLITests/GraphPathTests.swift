@@ -42,4 +42,27 @@ struct GraphPathTests {
         let t = try CLI.run(["run", graph], directory: elsewhere)
         #expect(t.status == 1 && t.stderr.contains(graphDir.appendingPathComponent("missing.wav").path), "\(t.stderr)")
     }
+
+    /// `~/` is the home folder, in a graph file and on the command line (`--set
+    /// out.path=~/x.wav`, `--source src=~/x.wav`: no shell expands a `~` after `=`). Before,
+    /// the graph's was taken as a folder `~` beside the graph, the command line's as one in
+    /// the working directory ("cannot create: No such file or directory").
+    @Test(.flite) func aTildeIsTheHomeFolder() throws {
+        let home = CLI.tempDir(), elsewhere = CLI.tempDir(), graphDir = CLI.tempDir()
+        let wav = try #require(Flite.speech("go forward ten meters"))
+        try FileManager.default.copyItem(at: wav, to: home.appendingPathComponent("in.wav"))
+        try """
+            {"nodes": [{"id": "src", "type": "file-source", "params": {"path": "~/in.wav"}},
+                       {"id": "out", "type": "wav-sink", "params": {"path": "~/written.wav"}}],
+             "connections": [{"from": "src", "to": "out"}]}
+            """.write(to: graphDir.appendingPathComponent("copy.json"), atomically: true, encoding: .utf8)
+        let graph = graphDir.appendingPathComponent("copy.json").path
+        let r = try CLI.run(["run", graph], environment: ["HOME": home.path], directory: elsewhere)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("written.wav").path))
+        let s = try CLI.run(["run", graph, "--source", "src=~/in.wav", "--set", "out.path=~/set.wav"],
+                            environment: ["HOME": home.path], directory: elsewhere)
+        #expect(s.status == 0, "\(s.stderr)")
+        #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("set.wav").path))
+    }
 }

@@ -14,7 +14,8 @@ public enum GraphFile {
     /// `lm`, `hmm`, a file source's `path`, earcon files) are resolved against the file's
     /// folder, so a graph works from any working directory; relative paths of what it writes
     /// (a wav-sink's `path`: ``ParameterSpec/isOutput``) and paths given later (`--set`,
-    /// `--source`) stay relative to the working directory.
+    /// `--source`) stay relative to the working directory. A path starting with `~/` is in the
+    /// home folder (``ParameterSpec/expandingHome(_:)``).
     public static func load(_ path: String, registry: NodeRegistry = .builtin) throws(GraphErrors) -> GraphDescription {
         var graph = try read(path)
         resolvePaths(in: &graph, against: (path as NSString).deletingLastPathComponent, registry: registry)
@@ -34,8 +35,8 @@ public enum GraphFile {
                 case .sound(let words): keywords = words
                 default: continue
                 }
-                guard case .string(let value)? = graph.nodes[n].params[spec.name],
-                      !value.isEmpty, !value.hasPrefix("/"), !keywords.contains(value) else { continue }
+                guard case .string(let value)? = graph.nodes[n].params[spec.name], !value.isEmpty, !value.hasPrefix("/"),
+                      ParameterSpec.expandingHome(value) == value, !keywords.contains(value) else { continue }
                 graph.nodes[n].params[spec.name] = .string((folder as NSString).appendingPathComponent(value))
             }
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One parameter a node type accepts: its name, kind, default, range and help line.
 ///
 /// Specs are the single source for graph-file decoding, `--set`, `validate`,
@@ -78,9 +80,10 @@ public struct ParameterSpec: Sendable {
         case (.string, .string), (.bool, .bool):
             return .success(value)
         case (.path, .string(let s)):
-            return s.isEmpty ? .failure(ValueProblem("expected a file path, got an empty string")) : .success(value)
-        case (.sound, .string(let s)):
-            return s.isEmpty ? .failure(ValueProblem("expected \(kindDescription), got an empty string")) : .success(value)
+            return s.isEmpty ? .failure(ValueProblem("expected a file path, got an empty string")) : .success(.string(Self.expandingHome(s)))
+        case (.sound(let words), .string(let s)):
+            guard !s.isEmpty else { return .failure(ValueProblem("expected \(kindDescription), got an empty string")) }
+            return .success(words.contains(s) ? value : .string(Self.expandingHome(s)))
         default:
             return .failure(ValueProblem("expected \(kindDescription), got \(value)"))
         }
@@ -123,6 +126,15 @@ public struct ParameterSpec: Sendable {
         default: break
         }
         return .string(text)
+    }
+
+    /// `~/x.wav` as the home folder's `x.wav` (and `~` as the home folder), as a shell would
+    /// have: graph files and `--set out.path=~/x.wav` (no shell expands a `~` after `=`) took
+    /// it as a folder named `~`. Other paths as they are.
+    public static func expandingHome(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return path }
+        guard let home = ProcessInfo.processInfo.environment["HOME"], home.hasPrefix("/") else { return path }
+        return home + path.dropFirst()
     }
 
     static func format(_ range: ClosedRange<Double>) -> String {
