@@ -23,6 +23,9 @@ enum ValidateCommand: Command {
           -h, --help              Show this help.
         """
 
+    /// "1 node", "2 connections".
+    static func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
     static func run(_ arguments: [String]) throws -> Int32 {
         var args = Arguments(arguments)
         let mustOpen = args.flag("--open")
@@ -32,12 +35,12 @@ enum ValidateCommand: Command {
         do {
             negotiated = try NegotiatedGraph(graph)
         } catch let e as EngineError where !mustOpen && GraphLoading.decidedAtStart(e) {
-            say("\(path): valid graph \"\(graph.description.name)\": \(graph.nodes.count) nodes, \(graph.edges.count) connections")
+            say("\(path): valid graph \"\(graph.description.name)\": \(counted(graph.nodes.count, "node")), \(counted(graph.edges.count, "connection"))")
             say("  formats and conversions: decided at start (\(e.description))")
             for n in graph.nodes { say("  \(n.id) (\(n.descriptor.type))") }
             return 0
         }
-        say("\(path): valid graph \"\(graph.description.name)\": \(graph.nodes.count) nodes, \(graph.edges.count) connections")
+        say("\(path): valid graph \"\(graph.description.name)\": \(counted(graph.nodes.count, "node")), \(counted(graph.edges.count, "connection"))")
         for c in negotiated.insertions {
             say("  inserted \(c.type) \"\(c.id)\": \(c.conversion)")
         }

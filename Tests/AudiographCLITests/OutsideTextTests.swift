@@ -31,7 +31,7 @@ import Testing
         let v = try CLI.run(["validate", graph.path])
         #expect(v.status == 0)
         #expect(v.stdoutLines.count == 3, "\(v.stdout)")
-        #expect(v.stdoutLines.first?.hasSuffix("valid graph \"name\\nwith a newline\": 2 nodes, 1 connections") == true)
+        #expect(v.stdoutLines.first?.hasSuffix("valid graph \"name\\nwith a newline\": 2 nodes, 1 connection") == true)
         let r = try CLI.run(["run", graph.path], directory: dir)  // where a sink's file goes
         #expect(r.status == 0)
         #expect(r.stderr.contains("wrote a\\nb\\u{1B}[2J.wav"), "\(r.stderr)")
