@@ -1,5 +1,6 @@
 import AudioGraphConversation
 import AudioGraphCore
+import Synchronization
 
 /// What a `speech-synth` does on the delivery thread: turns its raw events into public ones,
 /// and answers what the graph heard (replies, an assistant's earcons, barge-in).
@@ -36,20 +37,22 @@ extension SpeechSynth {
     /// A warning for answers and earcons dropped since the last one: the queue was full (more
     /// finals came than could be spoken). Delivery thread, after the observation that dropped them.
     public func takeEvents(nodeId: String) -> [EngineEvent] {
-        var out: [EngineEvent] = []
-        let dropped = droppedAnswers.load(ordering: .relaxed)
-        if dropped > reportedDrops {
-            let n = dropped - reportedDrops
-            reportedDrops = dropped
-            out.append(.warning(node: nodeId, message: "\(n) \(n == 1 ? "answer was" : "answers were") not spoken: its queue "
-                                + "(\(queueCapacity)) was full (raise the node's queue, or answer fewer results)"))
+        // How many were dropped since `reported`, which moves up to them.
+        func since(_ dropped: borrowing Atomic<Int>, _ reported: inout Int) -> Int {
+            let now = dropped.load(ordering: .relaxed)
+            defer { reported = now }
+            return now - reported
         }
-        let earcons = droppedEarcons.load(ordering: .relaxed)
-        if earcons > reportedEarconDrops {
-            let n = earcons - reportedEarconDrops
-            reportedEarconDrops = earcons
-            out.append(.warning(node: nodeId, message: "\(n) \(n == 1 ? "earcon was" : "earcons were") not played: its queue "
-                                + "(\(queueCapacity)) was full (raise the node's queue)"))
+        var out: [EngineEvent] = []
+        let full = "its queue (\(queueCapacity)) was full (raise the node's queue"
+        let answers = since(droppedAnswers, &reportedDrops)
+        if answers > 0 {
+            out.append(.warning(node: nodeId, message: "\(answers) \(answers == 1 ? "answer was" : "answers were") not spoken: "
+                                + full + ", or answer fewer results)"))
+        }
+        let earcons = since(droppedEarcons, &reportedEarconDrops)
+        if earcons > 0 {
+            out.append(.warning(node: nodeId, message: "\(earcons) \(earcons == 1 ? "earcon was" : "earcons were") not played: " + full + ")"))
         }
         return out
     }

@@ -231,7 +231,7 @@ struct SpeechSynthTests {
         _ = try synth.enqueue("a text that fills the queue of one")
         // Until it is synthesised and announced, it is not in the queue the earcons meet.
         let worker = try #require(synth.worker)
-        for _ in 0..<2000 where worker.pending.load(ordering: .acquiring) > 0 { usleep(1000) }
+        for _ in 0..<30_000 where worker.pending.load(ordering: .acquiring) > 0 { usleep(1000) }  // flite loads first
         synth.play(.start)
         synth.play(.end)
         let warnings = synth.takeEvents(nodeId: "tts").compactMap { e -> String? in

@@ -5,20 +5,13 @@ import Testing
 /// sink): where integer PCM clips it, the clipping is counted and said once, with where it
 /// began. It was clipped without a word: the file's speech came out as other words.
 @Suite struct ClippingTests {
-    /// 1 s of a 440 Hz sine at half scale as 32-bit float, with 4.0 at samples 8000 and 8001.
+    /// 1 s of a 440 Hz sine at half scale as 32-bit float, with 4 and -4 at samples 8000 and 8001.
     static func file() throws -> URL {
         var samples = (0..<16000).map { Float(0.5 * sin(2 * Double.pi * 440 * Double($0) / 16000)) }
         samples[8000] = 4
         samples[8001] = -4
-        var d = Data()
-        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
-        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
-        d.append(contentsOf: Array("RIFF".utf8)); u32(UInt32(36 + samples.count * 4)); d.append(contentsOf: Array("WAVE".utf8))
-        d.append(contentsOf: Array("fmt ".utf8)); u32(16); u16(3); u16(1); u32(16000); u32(64000); u16(4); u16(32)
-        d.append(contentsOf: Array("data".utf8)); u32(UInt32(samples.count * 4))
-        for s in samples { u32(s.bitPattern) }
         let url = CLI.tempDir().appendingPathComponent("over.wav")
-        try d.write(to: url)
+        try WAVFixture.writeFloat(url, rate: 16000, samples: samples)
         return url
     }
 

@@ -9,15 +9,8 @@ import Testing
         var samples = (0..<16000).map { Float(0.5 * sin(2 * Double.pi * 440 * Double($0) / 16000)) }
         samples[8000] = bad
         samples[8001] = bad
-        var d = Data()
-        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
-        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
-        d.append(contentsOf: Array("RIFF".utf8)); u32(UInt32(36 + samples.count * 4)); d.append(contentsOf: Array("WAVE".utf8))
-        d.append(contentsOf: Array("fmt ".utf8)); u32(16); u16(3); u16(1); u32(16000); u32(64000); u16(4); u16(32)
-        d.append(contentsOf: Array("data".utf8)); u32(UInt32(samples.count * 4))
-        for s in samples { u32(s.bitPattern) }
         let url = CLI.tempDir().appendingPathComponent(name)
-        try d.write(to: url)
+        try WAVFixture.writeFloat(url, rate: 16000, samples: samples)
         return url
     }
 

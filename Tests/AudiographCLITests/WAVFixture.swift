@@ -26,6 +26,19 @@ enum WAVFixture {
         try d.write(to: url)
     }
 
+    /// Writes mono 32-bit float samples (format tag 3) as they are: NaN, infinities and
+    /// values past full scale included.
+    static func writeFloat(_ url: URL, rate: Int, samples: [Float]) throws {
+        var d = Data()
+        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { d.append(contentsOf: $0) } }
+        func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { d.append(contentsOf: $0) } }
+        d.append(contentsOf: Array("RIFF".utf8)); u32(36 + samples.count * 4); d.append(contentsOf: Array("WAVEfmt ".utf8))
+        u32(16); u16(3); u16(1); u32(rate); u32(rate * 4); u16(4); u16(32)
+        d.append(contentsOf: Array("data".utf8)); u32(samples.count * 4)
+        for s in samples { withUnsafeBytes(of: s.bitPattern.littleEndian) { d.append(contentsOf: $0) } }
+        try d.write(to: url)
+    }
+
     /// Reads back a PCM WAV written by the engine: (rate, channels, bits, interleaved samples).
     static func read(_ url: URL) throws -> (rate: Int, channels: Int, bits: Int, samples: [Int32]) {
         let d = try Data(contentsOf: url)
