@@ -49,17 +49,12 @@ final class WAVFileWriter {
             Foundation.close(fd)
             throw EngineError(.io, "is a file another sink of this run writes: two writers would mix their audio in it", file: path,
                               parameter: "path", suggestion: "give each wav-sink a file of its own")
+        case .takenElsewhere:
+            Foundation.close(fd)
+            throw EngineError(.io, "is a file another process is writing (another audiograph run?): two writers would mix their audio in it",
+                              file: path, parameter: "path", suggestion: "give each run a file of its own")
         case .held(let id):
             claim = id
-            // Another process writing it (a second `audiograph run` of the same graph): its
-            // writes and ours would interleave. An advisory lock, held until close; a file
-            // system without locks (ENOLCK) is written unlocked.
-            if flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK {
-                FilesBeingWritten.release(id)
-                Foundation.close(fd)
-                throw EngineError(.io, "is a file another process is writing (another audiograph run?): two writers would mix their audio in it",
-                                  file: path, parameter: "path", suggestion: "give each run a file of its own")
-            }
             guard ftruncate(fd, 0) == 0 else {
                 let why = String(cString: strerror(errno))
                 FilesBeingWritten.release(id)
