@@ -21,28 +21,9 @@ final class SocketLink: @unchecked Sendable {
     /// receiver waiting for the next (a lock, not an AsyncStream iterator kept in this class:
     /// that iterator, advanced from more than one task, crashed).
     private struct Inbox {
-        /// Waiting messages are `messages[head...]`: taking the first moves `head`, not the
-        /// rest (a server's answer of a few minutes is thousands of frames; `removeFirst` made
-        /// reading them quadratic). The taken ones are dropped once they are half the array.
-        var messages: [Result<Message, RemoteError>] = []
-        var head = 0
+        var messages = Backlog<Result<Message, RemoteError>>()
         var waiting: CheckedContinuation<Result<Message, RemoteError>, Never>?
         var finished = false
-
-        var isEmpty: Bool { head == messages.count }
-
-        mutating func takeFirst() -> Result<Message, RemoteError> {
-            let first = messages[head]
-            head += 1
-            if head == messages.count {
-                messages.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head >= 1024 && 2 * head >= messages.count {
-                messages.removeFirst(head)
-                head = 0
-            }
-            return first
-        }
     }
     private let inbox = Mutex(Inbox())
     private var fragments: [UInt8] = []
@@ -237,7 +218,7 @@ final class SocketLink: @unchecked Sendable {
             // Why it closed, when that is known (a message past the largest, say), before
             // that it did.
             let why = inbox.withLock { box in
-                box.messages[box.head...].lazy.compactMap { if case .failure(let e) = $0, e.code != "connection-lost" { e } else { nil } }.first
+                box.messages.waiting.lazy.compactMap { if case .failure(let e) = $0, e.code != "connection-lost" { e } else { nil } }.first
             }
             throw why ?? RemoteError(code: "connection-lost", message: "the connection to the server dropped")
         }
@@ -250,7 +231,7 @@ final class SocketLink: @unchecked Sendable {
         let lostError = RemoteError(code: "connection-lost", message: "the connection to the server dropped")
         let next: Result<Message, RemoteError> = await withCheckedContinuation { c in
             let ready = inbox.withLock { box -> Result<Message, RemoteError>? in
-                if !box.isEmpty { return box.takeFirst() }
+                if !box.messages.isEmpty { return box.messages.takeFirst() }
                 if box.finished { return .failure(lostError) }
                 box.waiting = c
                 return nil

@@ -117,7 +117,8 @@ public final class StreamSource: AudioNode, @unchecked Sendable {
             // Complete the split frame first, then go on with the rest.
             let need = frameBytes - carry.count
             carry += bytes.prefix(need)
-            guard carry.count == frameBytes else { return !finished.load(ordering: .acquiring) }
+            // Still short of a frame: nothing to append, but whether the stream takes more.
+            guard carry.count == frameBytes else { return appendWhole(UnsafeRawBufferPointer(start: nil, count: 0), width: width) }
             let first = carry
             carry = []
             guard first.withUnsafeBytes({ appendWhole($0, width: width) }) else { return false }
