@@ -152,6 +152,20 @@ import Testing
         reader.read(into: buffer, start: 0, count: frames)
         #expect(buffer.channel(0)[frames - 1] == Float(-(frames - 1)) / 32768)
     }
+
+    /// A WAV of a codec neither the reader nor libsndfile has, read whole (as an earcon is):
+    /// the reader's error naming the encoding, not libsndfile's or a crash.
+    @Test func aCodecNoReaderHasIsOneError() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("ag-codec-\(UUID().uuidString).wav")
+        defer { try? FileManager.default.removeItem(at: url) }
+        var b = LittleEndianBytes()
+        b.tag("RIFF"); b.u32(36 + 64); b.tag("WAVE")
+        b.tag("fmt "); b.u32(16); b.u16(0x1234); b.u16(1); b.u32(16000); b.u32(32000); b.u16(2); b.u16(16)
+        b.tag("data"); b.u32(64); b.data.append(Data(count: 64))
+        try b.data.write(to: url)
+        let e = #expect(throws: EngineError.self) { try WAVFile.monoSamples(path: url.path) }
+        #expect(e?.description.contains("format tag 4660") == true, "\(String(describing: e))")
+    }
 }
 
 /// A WAV file written byte by byte, as the header tests need it (little-endian fields).
