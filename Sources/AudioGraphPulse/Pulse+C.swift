@@ -69,7 +69,7 @@ final class PulseConnection: @unchecked Sendable {
         if pa_context_connect(ctx, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
             failure = String(cString: pa_strerror(pa_context_errno(ctx)))
         } else {
-            let deadline = Date().addingTimeInterval(timeout)
+            let deadline = monotonicSeconds() + timeout
             while true {
                 let state = pa_context_get_state(ctx)
                 if state == PA_CONTEXT_READY { break }
@@ -77,7 +77,7 @@ final class PulseConnection: @unchecked Sendable {
                     failure = String(cString: pa_strerror(pa_context_errno(ctx)))
                     break
                 }
-                if Date() > deadline { failure = "timed out"; break }
+                if monotonicSeconds() > deadline { failure = "timed out"; break }
                 pa_threaded_mainloop_unlock(ml)
                 usleep(2000)
                 pa_threaded_mainloop_lock(ml)

@@ -212,15 +212,15 @@ final class PulseStream: @unchecked Sendable {
     /// Playback: waits until the server played what it was given (bounded).
     func drain(timeout: Double) {
         ending.store(true, ordering: .relaxed)
-        let deadline = Date().addingTimeInterval(timeout)
-        while ring.available > 0 && Date() < deadline && !failed.load(ordering: .relaxed) { usleep(2000) }
+        let deadline = monotonicSeconds() + timeout
+        while ring.available > 0 && monotonicSeconds() < deadline && !failed.load(ordering: .relaxed) { usleep(2000) }
         final class Flag { var done = false }
         let ml = connection.mainloop
         pa_threaded_mainloop_lock(ml)
         if let op = pa_stream_drain(stream, { _, _, userdata in
             pa_threaded_mainloop_signal(OpaquePointer(userdata!), 0)
         }, UnsafeMutableRawPointer(ml)) {
-            while pa_operation_get_state(op) == PA_OPERATION_RUNNING && Date() < deadline && !failed.load(ordering: .relaxed) {
+            while pa_operation_get_state(op) == PA_OPERATION_RUNNING && monotonicSeconds() < deadline && !failed.load(ordering: .relaxed) {
                 pa_threaded_mainloop_unlock(ml)
                 usleep(2000)
                 pa_threaded_mainloop_lock(ml)

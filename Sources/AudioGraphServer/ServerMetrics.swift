@@ -1,3 +1,4 @@
+import AudioGraphCore
 import Foundation
 import Synchronization
 
@@ -20,7 +21,7 @@ public final class ServerMetrics: Sendable {
     }
 
     private let counts = Mutex(Counts())
-    private let started = Date()
+    private let started = monotonicSeconds()
 
     /// No sessions yet.
     public init() {}
@@ -64,7 +65,7 @@ public final class ServerMetrics: Sendable {
             return ("{protocol=\"\(w.rawValue)\"}", a > 0 ? (c.busySeconds[w] ?? 0) / a : 0)
         }
         metric("audiograph_session_real_time_factor", "gauge", "wall seconds of sessions per second of their audio (paced clients: about 1)", rtf)
-        metric("audiograph_uptime_seconds", "gauge", "seconds since start", [("", Date().timeIntervalSince(started).rounded())])
+        metric("audiograph_uptime_seconds", "gauge", "seconds since start", [("", (monotonicSeconds() - started).rounded())])
         return out
     }
 }

@@ -59,7 +59,7 @@ public final class SessionWorker: @unchecked Sendable {
     private let toWorker: Int32
     private let fromWorker: Int32
     private let writing = Mutex<Bool>(true)  // whether the pipe to the worker is open
-    private let state = NSCondition()
+    private let state = MonotonicCondition()
     private var ended: EndReason?
     private var heardAsked = 0
     private var heardAcked = 0
@@ -146,9 +146,9 @@ public final class SessionWorker: @unchecked Sendable {
         let target = heardAsked
         state.unlock()
         guard send(.heard) else { return }
-        let deadline = Date().addingTimeInterval(2.5)
+        let deadline = monotonicSeconds() + 2.5
         state.lock()
-        while heardAcked < target && ended == nil && state.wait(until: deadline) {}
+        while heardAcked < target && ended == nil && state.wait(seconds: deadline - monotonicSeconds()) {}
         state.unlock()
     }
 

@@ -38,7 +38,7 @@ extension SpeechServer {
         metrics.began(wire)
         let watcher = Thread { [self] in
             let reason = session.waitUntilEnded()
-            let wall = Date().timeIntervalSince(session.began)
+            let wall = monotonicSeconds() - session.began
             limiter.release(app: app)
             metrics.ended(wire, audio: session.audioSeconds, wall: wall)
             if reason == .error { metrics.failed(wire) }

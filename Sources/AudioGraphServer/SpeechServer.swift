@@ -100,8 +100,8 @@ public final class SpeechServer: @unchecked Sendable {
     public func drain(timeout: Double) {
         limiter.drain()
         log("serve: draining \(limiter.active) session(s)")
-        let deadline = Date().addingTimeInterval(timeout)
-        while limiter.active > 0 && Date() < deadline { usleep(50_000) }
+        let deadline = monotonicSeconds() + timeout
+        while limiter.active > 0 && monotonicSeconds() < deadline { usleep(50_000) }
         stop()
     }
 
@@ -119,14 +119,14 @@ public final class SpeechServer: @unchecked Sendable {
     /// Runs a session of graph `name` on a second of silence so its model is loaded and kept;
     /// why it does not load, if it does not.
     private func warmUp(_ name: String) -> String? {
-        let started = Date()
+        let started = monotonicSeconds()
         do {
             let s = try StreamingRecognition(catalog: catalog, options: .init(graph: name), rate: 16000, channels: 1, width: 2) { _ in }
             let silence = [UInt8](repeating: 0, count: 32000)
             silence.withUnsafeBytes { _ = s.push($0) }
             s.finishAudio()
             _ = s.waitUntilEnded()
-            log(String(format: "serve: graph %@ loaded in %.2f s", name, Date().timeIntervalSince(started)))
+            log(String(format: "serve: graph %@ loaded in %.2f s", name, monotonicSeconds() - started))
             return nil
         } catch {
             return "\(error)"

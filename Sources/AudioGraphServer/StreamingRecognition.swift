@@ -46,7 +46,8 @@ final class StreamingRecognition: @unchecked Sendable {
     /// The grammar and vocabulary written for the recognizer to read (removed at the end).
     private var files: [URL] = []
     private let bytesPushed = Atomic<Int>(0)
-    let began = Date()
+    /// When the session began, in monotonic seconds.
+    let began = monotonicSeconds()
 
     /// Builds and starts the session in a worker process of its own (``SessionWorker``):
     /// a crash of its graph ends this session only. Throws as the in-process init does.

@@ -87,7 +87,7 @@ enum BatchCommand: Command {
         let transcriber = BatchTranscriber(graph: graph, sets: sets, options: .init())
         let next = Atomic<Int>(0)
         let transcribed = Atomic<Int>(0), failures = Atomic<Int>(0)
-        let started = Date()
+        let started = monotonicSeconds()
         let workers = min(jobs, max(1, todo.count))
         let done = DispatchGroup()
         for w in 0..<workers {
@@ -122,7 +122,7 @@ enum BatchCommand: Command {
         progress.finish()
         signals.cancel()
 
-        let wall = Date().timeIntervalSince(started), audio = progress.audioSeconds
+        let wall = monotonicSeconds() - started, audio = progress.audioSeconds
         let failed = failures.load(ordering: .relaxed)
         let finished = transcribed.load(ordering: .relaxed), left = todo.count - finished - failed
         var summary = "audiograph: batch: \(inputs.count) input\(inputs.count == 1 ? "" : "s")"

@@ -15,7 +15,7 @@ final class BatchProgress: @unchecked Sendable {
     private let total: Int
     private let tty: Bool
     private let style: TerminalStyle
-    private let started = Date()
+    private let started = monotonicSeconds()
     private var finished = 0, failed = 0, skipped = 0
     private var audio = 0.0
     /// Per running worker: the fraction of its input done, and the seconds of audio read.
@@ -71,7 +71,7 @@ final class BatchProgress: @unchecked Sendable {
         let work = total - skipped
         let done = Double(finished) + running.values.reduce(0) { $0 + $1.fraction }
         let fraction = work > 0 ? min(1, done / Double(work)) : 1
-        let wall = Date().timeIntervalSince(started)
+        let wall = monotonicSeconds() - started
         let seconds = audio + running.values.reduce(0) { $0 + $1.seconds }
         // (text, colour): the ones at the end are left out when the terminal is too narrow.
         var parts = [("\(finished + skipped)/\(total) files", "")]

@@ -112,7 +112,7 @@ enum RunCommand: Command {
                 }
             }
         }
-        let started = Date()
+        let started = monotonicSeconds()
         try session.start()
         signals.attach(stop: { try? session.stop() }, cancel: { try? session.cancel() })
         var reason: EndReason?
@@ -125,7 +125,7 @@ enum RunCommand: Command {
         if let losses = printer.lossSummary { output.write(losses + "\n", to: STDERR_FILENO) }
         // After an error the error line says what happened; a model's is about no audio at all.
         if !json && !(reason == .error && printer.sawModelError) {
-            let wall = Date().timeIntervalSince(started)
+            let wall = monotonicSeconds() - started
             let audio = engine.position
             // A live or paced run goes at the audio's pace: its speed says nothing.
             let paced = realtime || graph.nodes.contains { $0.descriptor.isLive }

@@ -28,9 +28,9 @@ enum TuneCommand: Command {
         var args = Arguments(arguments)
         let patient = args.flag("--patient")
         let (path, graph) = try GraphLoading.load(from: &args, command: name)
-        let started = Date()
+        let started = monotonicSeconds()
         let outcome = try FFTTuning.tune(graph, patient: patient)
-        let seconds = Date().timeIntervalSince(started)
+        let seconds = monotonicSeconds() - started
         if outcome.measured == 0 {
             print("\(path): no FFT to tune in this graph (plans kept in \(outcome.path))")
         } else {

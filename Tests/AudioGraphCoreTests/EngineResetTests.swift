@@ -117,6 +117,8 @@ final class FailOnceSink: AudioNode {
         g.connect("s", to: "o")
         for round in 0..<20 {
             let engine = try AudioEngine(graph: g, registry: .core)
+            let errors = Locked<[String]>([])
+            engine.setEventHandler { e in if case .error(let x) = e { errors.withLock { $0.append(x.description) } } }
             let outcomes = Locked<[String]>([])
             DispatchQueue.concurrentPerform(iterations: 8) { _ in
                 do {
@@ -129,9 +131,10 @@ final class FailOnceSink: AudioNode {
             let seen = outcomes.withLock { $0 }
             #expect(seen.filter { $0 == "started" }.count == 1 && seen.filter { $0.contains("already started") }.count == 7,
                     "round \(round): \(seen)")
-            #expect(await engine.ended() == .endOfInput)
+            #expect(await engine.ended() == .endOfInput, "round \(round): \(errors.withLock { $0 })")
             DispatchQueue.concurrentPerform(iterations: 8) { _ in #expect(throws: Never.self) { try engine.reset() } }
-            #expect(try await engine.run() == .endOfInput)
+            let again = try await engine.run()
+            #expect(again == .endOfInput, "round \(round), after the resets: \(errors.withLock { $0 })")
             #expect((try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) == 44 + 32000, "round \(round)")
         }
     }

@@ -36,12 +36,13 @@ extension AudioEngine {
     /// while they run, so it returns the reason during the run's last events, nil before.
     public func waitUntilEnded(timeout: Double) -> EndReason? {
         if deliveryThread.isCurrent { return lock.withLock { $0.endReason ?? $0.ending } }
-        let deadline = Date(timeIntervalSinceNow: timeout)
+        let deadline = monotonicSeconds() + timeout
         endedCondition.lock()
         defer { endedCondition.unlock() }
         while true {
             if let r = lock.withLock({ $0.endReason }) { return r }
-            if !endedCondition.wait(until: deadline) { return lock.withLock { $0.endReason } }
+            let left = deadline - monotonicSeconds()
+            if left <= 0 || !endedCondition.wait(seconds: left) { return lock.withLock { $0.endReason } }
         }
     }
 
@@ -61,7 +62,7 @@ extension AudioEngine {
             if lock.withLock({ $0.endReason }) != nil { return true }
             let now = monotonicSeconds(), deadline = min(start + timeout, movedAt + idle)
             if now >= deadline { return false }
-            _ = deliveryCondition.wait(until: Date(timeIntervalSinceNow: deadline - now))
+            deliveryCondition.wait(seconds: deadline - now)
             let through = Double(bitPattern: deliveredThrough.load(ordering: .acquiring))
             if through > last { last = through; movedAt = monotonicSeconds() }
         }

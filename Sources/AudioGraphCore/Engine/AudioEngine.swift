@@ -92,10 +92,10 @@ public final class AudioEngine: @unchecked Sendable {
     let deliveryWake = Wakeup()
     let tapCount = Atomic<Int>(0)
     /// Broadcast once the end reason is set, for threads blocked in `waitUntilEnded`.
-    let endedCondition = NSCondition()
+    let endedCondition = MonotonicCondition()
     /// Broadcast whenever `deliveredThrough` moves (delivery thread), for any number of
     /// threads waiting on it with ``waitForDelivery(through:idle:timeout:)``.
-    let deliveryCondition = NSCondition()
+    let deliveryCondition = MonotonicCondition()
     let lock = Locked<Shared>(Shared())
     /// Held by `prepare`, `start` and `reset` for their whole work: the engine is Sendable, and
     /// two of them at once compiled two plans (the second's sinks refused the files the first's
