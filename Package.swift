@@ -43,6 +43,8 @@ let package = Package(
         .target(name: "CDSPKernels"),
         /// Counts heap allocations made while a thread-local flag is set (bench only).
         .target(name: "CAllocCounter"),
+        /// accept4 and posix_spawn's close-from, which glibc declares only for _GNU_SOURCE.
+        .target(name: "CCloseOnExec"),
 
         // MARK: Engine
         /// Recognition results, shared by the engine and the client (no dependencies).
@@ -61,7 +63,7 @@ let package = Package(
             dependencies: ["AudioGraphCore", "AudioGraphConversation", "AudioGraphDSP", "AudioGraphPulse", "AudioGraphSpeech", "AudioGraphRemote"]),
 
         /// `audiograph serve`: Wyoming and WebSocket speech server over the engine.
-        .target(name: "AudioGraphServer", dependencies: ["AudioGraph", "AudioGraphCore", "AudioGraphSpeech", "AudioGraphClient", "CCivetweb"]),
+        .target(name: "AudioGraphServer", dependencies: ["AudioGraph", "AudioGraphCore", "AudioGraphSpeech", "AudioGraphClient", "CCivetweb", "CCloseOnExec"]),
 
         /// Remote recognition and speech over `audiograph serve`'s WebSocket (no engine, no PocketSphinx).
         .target(name: "AudioGraphClient", dependencies: ["AudioGraphResults", "CCivetweb"]),

@@ -1,5 +1,6 @@
 import AudioGraph
 import AudioGraphCore
+import CCloseOnExec
 import Foundation
 import Synchronization
 
@@ -165,9 +166,9 @@ public final class SessionWorker: @unchecked Sendable {
         return ended!
     }
 
-    /// Starts `command` with pipes for its stdin and stdout (stderr is the server's: its log).
-    /// Every pipe end is close-on-exec (set before any other worker starts: spawns take
-    /// turns), so no worker holds another's pipes open.
+    /// Starts `command` with pipes for its stdin and stdout (stderr is the server's: its log)
+    /// and no other descriptor. Every pipe end is close-on-exec (set before any other worker
+    /// starts: spawns take turns), so no worker holds another's pipes open.
     static func spawn(_ command: [String]) throws -> WorkerPool.Started {
         let (pid, toWorker, fromWorker) = try spawning.withLock { _ in try spawnAlone(command) }
         return WorkerPool.Started(pid: pid, toWorker: toWorker, fromWorker: fromWorker)
@@ -188,6 +189,9 @@ public final class SessionWorker: @unchecked Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        // Nothing else of the server's: a descriptor some library opened without
+        // close-on-exec (a client's socket) would keep that connection open past its close.
+        _ = ag_spawn_close_from(&actions, 3)
         var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
         defer { for a in argv { free(a) } }
         var pid: pid_t = 0

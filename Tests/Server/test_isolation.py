@@ -6,11 +6,12 @@ import asyncio
 import json
 import os
 import signal
+import time
 import wave
 
 import websockets
 
-from conftest import Server
+from conftest import Server, raw_connection
 
 
 def session_processes(server_pid, warm=b""):
@@ -132,5 +133,38 @@ def test_isolated_sessions_speak_every_protocol_and_refuse_unknown_graphs(speech
         # One spare a served graph at most (command, dictation, transcribe, wakeword), none for the names.
         assert len(session_processes(s.proc.pid)) <= 4, session_processes(s.proc.pid)
         assert not session_processes(s.proc.pid, b"nope")
+    finally:
+        s.stop()
+
+
+def test_session_processes_hold_none_of_the_servers_connections(speech):
+    """A session process started while a Wyoming client is connected holds no copy of that
+    client's socket, nor of the listening sockets: the server's close (here the idle limit)
+    reaches the client, and a restarted server can bind the port. Before, every session
+    process held both (they were not close-on-exec), so the client waited on a connection
+    the server had closed until that process ended."""
+    s = Server("--isolate", "--idle-timeout", "2", http="127.0.0.1:0")
+    try:
+        idle, _ = raw_connection(s.wyoming_port)
+        idle.settimeout(20)
+        # A session starts a process ahead for the next one, while `idle` is open.
+        before = set(session_processes(s.proc.pid))
+        with wave.open(speech("go forward ten meters", pad=0.3)) as w:
+            pcm = w.readframes(w.getnframes())
+        asyncio.run(asyncio.wait_for(stream(s.http_port, pcm, asyncio.Event(), []), 60))
+        deadline = time.time() + 30
+        while not set(session_processes(s.proc.pid)) - before and time.time() < deadline:
+            time.sleep(0.05)
+        started = set(session_processes(s.proc.pid)) - before
+        assert started, "no session process started during the session"
+        for pid in started:
+            held = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+            sockets = [h for h in held if h.startswith("socket:")]
+            assert not sockets, f"session process {pid} holds {sockets}"
+        said = b""
+        while chunk := idle.recv(4096):  # the server's word on why, then its close (or a timeout at 20 s)
+            said += chunk
+        assert b"idle" in said, said
+        idle.close()
     finally:
         s.stop()

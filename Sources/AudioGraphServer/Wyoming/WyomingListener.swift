@@ -1,5 +1,6 @@
 import AudioGraphClient
 import AudioGraphCore
+import CCloseOnExec
 import Foundation
 import Synchronization
 
@@ -41,7 +42,7 @@ final class WyomingListener: @unchecked Sendable {
             switch PathKind(path) {
             case .missing: break
             case .socket:
-                let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+                let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
                 let answered = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } } == 0
                 close(probe)
                 guard !answered else { throw ServerError("--wyoming \(uri): a server is listening there already") }
@@ -49,7 +50,7 @@ final class WyomingListener: @unchecked Sendable {
             case .directory: throw ServerError("--wyoming \(uri): is a folder, not a socket")
             default: throw ServerError("--wyoming \(uri): a file is there, not a socket (it is left as it is)")
             }
-            fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
             guard r == 0 else { throw ServerError("--wyoming \(uri): cannot bind: \(String(cString: strerror(errno)))") }
             unixPath = path
@@ -60,7 +61,7 @@ final class WyomingListener: @unchecked Sendable {
                 throw ServerError("--wyoming \(uri): expected tcp://HOST:PORT")
             }
             let host = String(rest[..<colon])
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             var one: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
             var addr = sockaddr_in()
@@ -86,7 +87,7 @@ final class WyomingListener: @unchecked Sendable {
             while !stopped.load(ordering: .acquiring) {
                 var addr = sockaddr_storage()
                 var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
-                let c = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listening, $0, &len) } }
+                let c = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { ag_accept_cloexec(listening, $0, &len) } }
                 if c < 0 {
                     let failure = errno  // before the log's write can change it
                     if failure == EINTR || failure == ECONNABORTED { continue }
