@@ -80,7 +80,9 @@ struct Vocabulary {
     private init(_ entries: [Checked], known: (String) -> Bool, lookUp: (Set<String>) -> [String: [String]],
                  phones: Set<String>) {
         let unknown = Set(entries.flatMap(\.words).filter { !known($0) })
-        let found = lookUp(unknown.union(unknown.flatMap(Self.parts)))
+        // An accented word is looked up and pronounced as its a-z letters sound (`café`: cafe).
+        let sounded = Set(unknown.compactMap { VocabularyEntry.folded($0) })
+        let found = lookUp(unknown.union(sounded).union(sounded.flatMap(Self.parts)))
         var added = Set<String>()
         for e in entries {
             phrases.append(e.words.joined(separator: " "))
@@ -89,7 +91,8 @@ struct Vocabulary {
                     if e.phones != nil { skipped.append("\(e.place): \"\(w)\" is in the dictionary already; its pronunciation there is kept") }
                     continue
                 }
-                let made = e.phones ?? found[w] ?? Self.pronunciation(of: w, found)
+                let ascii = VocabularyEntry.folded(w) ?? w
+                let made = e.phones ?? found[w] ?? found[ascii] ?? Self.pronunciation(of: ascii, found)
                 if let p = made, p.allSatisfy(phones.contains) {
                     words.append(Word(spelling: w, phones: p))
                     added.insert(w)
@@ -105,11 +108,12 @@ struct Vocabulary {
     /// Checks one word or phrase and its pronunciation; `fail` makes the error for a message.
     private static func check(_ text: String, _ given: [String]?, phones: Set<String>, place: String,
                               fail: (String) -> EngineError) throws(EngineError) -> Checked {
-        let spelled = text.lowercased().split(whereSeparator: { $0 == " " }).map(String.init)
+        let spelled = text.lowercased().replacingOccurrences(of: "\u{2019}", with: "'")
+            .split(whereSeparator: { $0 == " " }).map(String.init)
         guard !spelled.isEmpty else { throw fail(given == nil ? "no word" : "a pronunciation without a word") }
         for w in spelled where !VocabularyEntry.isSpelled(w) {
             let digits = w.contains { $0.isNumber } ? " (numbers as words: \"nineteen\")" : ""
-            throw fail("\"\(w)\": words are letters a-z, apostrophes and hyphens between letters\(digits)")
+            throw fail("\"\(w)\": words are letters (a-z, or accented: é), apostrophes and hyphens between letters\(digits)")
         }
         guard let given else { return Checked(words: spelled, phones: nil, place: place) }
         let p = given.map { $0.uppercased() }

@@ -105,6 +105,35 @@ import Testing
         #expect(digits?.message.contains("numbers as words") == true, "\(String(describing: digits))")
     }
 
+    /// Accented names, as an assistant's contacts and places are spelled (`Zoë`, `José`,
+    /// `Straße`): taken as spelled, pronounced as their a-z letters sound (the dictionary's
+    /// `cafe` for `café`, flite's for the rest). They were refused with the whole file ("words
+    /// are letters a-z"). A typographic apostrophe is the dictionary's; a letter of another
+    /// script, a digit or a symbol is still refused, naming the word.
+    @Test func accentedWordsAreTakenAsSpelledAndPronouncedAsTheyFold() throws {
+        #expect(VocabularyEntry.folded("Zoë") == "zoe" && VocabularyEntry.folded("josé") == "jose")
+        #expect(VocabularyEntry.folded("straße") == "strasse" && VocabularyEntry.folded("Ærø") == "aero")
+        #expect(VocabularyEntry.folded("rock\u{2019}n\u{2019}roll") == "rock'n'roll")
+        #expect(VocabularyEntry.folded("москва") == nil && VocabularyEntry.folded("b2b") == nil)
+        let dict = FileManager.default.temporaryDirectory.appendingPathComponent("dict-\(UUID().uuidString).dict")
+        try "cafe K AE F EY\n".write(to: dict, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: dict) }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vocab-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try "call Zoë\ncafé\nJosé\ndon\u{2019}t stop\n".write(to: url, atomically: true, encoding: .utf8)
+        let v = try Vocabulary(path: url.path, phones: Self.phones, known: { ["call", "don't", "stop"].contains($0) },
+                               lookUp: { PronunciationDictionary.pronunciations(of: $0, in: dict.path) })
+        #expect(v.phrases == ["call zoë", "café", "josé", "don't stop"])
+        #expect(v.words.map(\.spelling) == ["zoë", "café", "josé"])
+        #expect(v.words[0].phones == FliteLexicon.pronunciation(of: "zoe"), "\(v.words)")
+        #expect(v.words[1].phones == ["K", "AE", "F", "EY"], "the whole dictionary's cafe")
+        #expect(v.words[2].phones == FliteLexicon.pronunciation(of: "jose"))
+        for bad in ["москва", "naïve€"] {
+            let e = #expect(throws: EngineError.self, "\(bad)") { try self.vocabulary("\(bad)\n") }
+            #expect(e?.message.contains("\"\(bad)\": words are letters") == true, "\(bad): \(String(describing: e))")
+        }
+    }
+
     /// From code, a word no pronunciation can be made for (here: flite's needs a phone the
     /// model lacks) is left out with a warning naming the entry; the rest are kept.
     @Test func aWordFromCodeWithoutAPronunciationIsNamed() throws {

@@ -39,6 +39,20 @@ import Testing
         #expect(finals(with) == ["find shawarma restaurants nearby"], "\(with.stderr)")
     }
 
+    /// Names spelled with accents (an assistant's contacts): heard, and the transcript spells
+    /// them as the vocabulary does, through a grammar and a language model alike (the JSON
+    /// output is UTF-8). Before, the file was refused ("words are letters a-z").
+    @Test(.flite) func accentedNamesAreHeardAndSpelledAsGiven() throws {
+        let wav = try #require(Flite.speech("call zoey please"))
+        let vocabulary = try file("contacts.txt", "Zoë\nRenée\nJosé\ncall zoë please\n")
+        let dictation = try CLI.run(["run", "graphs/dictation.json", "--source", wav.path, "--json", "--set", "asr.vocabulary=\(vocabulary.path)"])
+        #expect(finals(dictation) == ["call zoë please"], "\(dictation.stderr)")
+        let grammar = try file("calls.gram", "#JSGF V1.0;\ngrammar calls;\npublic <call> = call (zoë | renée | josé) [please];\n")
+        let command = try CLI.run(["run", "graphs/command.json", "--source", wav.path, "--json",
+                                   "--set", "asr.grammar=\(grammar.path)", "--set", "asr.vocabulary=\(vocabulary.path)"])
+        #expect(finals(command) == ["call zoë please"], "\(command.stderr)")
+    }
+
     /// A word without a vowel letter is spelled letter by letter, as flite says it: flite's
     /// letter-to-sound rules gave "xkcd" as "z k d" (heard as "at eight eating out") and
     /// nothing at all for "djh", which was then left out and the grammar naming it refused.

@@ -35,9 +35,9 @@ def test_vosk_phrase_list_alternatives_and_other_rates(server, speech):
 
 def test_vosk_phrase_list_words_the_dictionary_lacks(server, speech):
     """A phrase's word the dictionary lacks is pronounced, as a vocabulary's is (before, the
-    session failed: "missing in the dictionary"); a phrase of other letters is left out."""
+    session failed: "missing in the dictionary"); a phrase of another script is left out."""
     path = speech("order shawarma")
-    config = {"sample_rate": 16000, "phrase_list": ["find japanese restaurants nearby", "order shawarma", "café olé"]}
+    config = {"sample_rate": 16000, "phrase_list": ["find japanese restaurants nearby", "order shawarma", "café olé", "звони маме"]}
     replies = run(vosk_client(f"ws://127.0.0.1:{server.http_port}/", path, config, chunk=4000))
     assert not any("error" in r for r in replies), replies
     assert [r["text"] for r in replies if r.get("text")] == ["order shawarma"], replies
@@ -46,6 +46,11 @@ def test_vosk_phrase_list_words_the_dictionary_lacks(server, speech):
     config = {"sample_rate": 16000, "phrase_list": ["turn on the wi-fi and start the x-box please", "go home"]}
     replies = run(vosk_client(f"ws://127.0.0.1:{server.http_port}/", path, config, chunk=4000))
     assert [r["text"] for r in replies if r.get("text")] == ["turn on the wi-fi and start the x-box please"], replies
+    # Accented names: heard, and spelled as the phrase spells them.
+    path = speech("call zoey please")
+    config = {"sample_rate": 16000, "phrase_list": ["call zoë please", "call josé please", "go home"]}
+    replies = run(vosk_client(f"ws://127.0.0.1:{server.http_port}/", path, config, chunk=4000))
+    assert [r["text"] for r in replies if r.get("text")] == ["call zoë please"], replies
 
 
 def test_vosk_bad_config_fields_are_errors_naming_the_field(server, speech):

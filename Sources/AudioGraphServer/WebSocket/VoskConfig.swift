@@ -10,7 +10,7 @@ struct VoskConfig: Equatable {
     var words = false
     /// N-best alternatives in finals (0: none; at most 10).
     var alternatives = 0
-    /// Phrases to recognise against (lowercase words of a-z, apostrophes and inner hyphens, single spaces),
+    /// Phrases to recognise against (lowercase words a vocabulary takes, single spaces),
     /// each once, or nil for the whole language model.
     var phrases: [String]?
 
@@ -33,7 +33,7 @@ struct VoskConfig: Equatable {
         }
         if let v = c["phrase_list"] {
             guard let list = v as? [Any], let texts = list as? [String] else { return "phrase_list: expected a list of strings" }
-            // Phrases of words of a-z, apostrophes and inner hyphens, as a vocabulary takes them; a phrase with
+            // Phrases of words a vocabulary takes (letters, accented too; apostrophes, inner hyphens); a phrase with
             // another word is left out (vosk-server leaves out what its model lacks; "[unk]"
             // among them). Each once, in order: a repeated one adds nothing to the grammar.
             var seen = Set<String>()
