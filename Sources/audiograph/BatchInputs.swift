@@ -57,7 +57,10 @@ struct BatchInputs {
         for i in inputs {
             if let other = seen[i.output] {
                 if other == i.path { throw UsageError("batch: \(i.path) is given twice") }
-                throw UsageError("batch: \(other) and \(i.path) would both write \(i.output).jsonl (give their folder instead, or run them apart)")
+                let sameFolder = (other as NSString).deletingPathExtension == (i.path as NSString).deletingPathExtension
+                throw UsageError("batch: \(other) and \(i.path) would both write \(i.output).jsonl ("
+                                 + (sameFolder ? "they differ only in their extension: move one of them away, or give the files to take by name"
+                                               : "give their folder instead, or run them apart") + ")")
             }
             seen[i.output] = i.path
         }

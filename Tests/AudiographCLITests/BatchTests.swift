@@ -190,6 +190,15 @@ import Testing
             let r = try CLI.run(["batch", "graphs/transcribe.json"] + (args == [] ? [] : inputs + args))
             #expect(r.status == 2 && r.stderrLines.count == 1 && r.stderr.contains(words), "\(args): \(r.stderr)")
         }
+        // A recording and its conversion side by side: named, with what to do about it.
+        let twins = folder.appendingPathComponent("twins")
+        try FileManager.default.createDirectory(at: twins, withIntermediateDirectories: true)
+        for name in ["take.wav", "take.aiff"] {
+            try WAVFixture.write(twins.appendingPathComponent(name), rate: 16000, channels: 1, bits: 16, samples: Array(repeating: 0, count: 1600))
+        }
+        let twin = try CLI.run(["batch", "graphs/transcribe.json", twins.path])
+        #expect(twin.status == 2 && twin.stderrLines.count == 1 && twin.stderr.contains("take.jsonl")
+                && twin.stderr.contains("differ only in their extension"), "\(twin.stderr)")
         let badGraph = try CLI.run(["batch", "graphs/transcribe.json", wav.path, "--set", "asr.partials=loud"])
         #expect(badGraph.status == 2 && badGraph.stderrLines.count == 1 && badGraph.stderr.contains("partials"), "\(badGraph.stderr)")
         // A graph that writes a file of its own would write it for every input (two workers at
