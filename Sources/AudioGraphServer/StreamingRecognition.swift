@@ -98,8 +98,12 @@ final class StreamingRecognition: @unchecked Sendable {
         defer { if !kept { for url in written { try? FileManager.default.removeItem(at: url) } } }
         func write(_ text: String, _ suffix: String) throws -> String {
             let url = FileManager.default.temporaryDirectory.appendingPathComponent("audiograph-\(UUID().uuidString).\(suffix)")
-            try Data(text.utf8).write(to: url)
-            written.append(url)
+            written.append(url)  // removed if the session is not made, a part a full disk took too
+            do { try Data(text.utf8).write(to: url) } catch {
+                // The server's fault, not the client's request: an error of the session.
+                throw EngineError(.io, "cannot write the session's \(suffix == "gram" ? "grammar" : "vocabulary") for the recognizer: "
+                                  + FileFailure.reason(error), file: url.path)
+            }
             return url.path
         }
         if let grammar = options.grammar {

@@ -24,8 +24,10 @@ extension PocketSphinxDecoder {
         loadedLanguageModel = main
         let arpa = FileManager.default.temporaryDirectory.appendingPathComponent("audiograph-\(UUID().uuidString).arpa").path
         defer { try? FileManager.default.removeItem(atPath: arpa) }
-        guard FileManager.default.createFile(atPath: arpa, contents: Data(Self.arpa(vocabulary).utf8)) else {
-            throw EngineError(.io, "cannot write the vocabulary's language model", file: arpa, parameter: "vocabulary")
+        do { try Data(Self.arpa(vocabulary).utf8).write(to: URL(fileURLWithPath: arpa)) } catch {
+            unlink(arpa)  // what a full disk took of it
+            throw EngineError(.io, "cannot write the vocabulary's language model: \(FileFailure.reason(error))", file: arpa,
+                              parameter: "vocabulary", suggestion: "free space in the temporary folder, or set TMPDIR to another")
         }
         guard let own = ngram_model_read(config, arpa, NGRAM_ARPA, logmath_retain(logmath)) else {
             throw EngineError(.model, "PocketSphinx rejected the vocabulary's language model: \(Self.lastError())",

@@ -163,8 +163,10 @@ struct Vocabulary {
         }
         if text.last != UInt8(ascii: "\n") { text.append(UInt8(ascii: "\n")) }
         for w in words { text.append(contentsOf: Array("\(w.spelling) \(w.phones.joined(separator: " "))\n".utf8)) }
-        guard FileManager.default.createFile(atPath: path, contents: text) else {
-            throw EngineError(.io, "cannot write a dictionary with the vocabulary", file: path, parameter: "vocabulary")
+        do { try text.write(to: URL(fileURLWithPath: path)) } catch {
+            unlink(path)  // what a full disk took of it
+            throw EngineError(.io, "cannot write a dictionary with the vocabulary: \(FileFailure.reason(error))", file: path,
+                              parameter: "vocabulary", suggestion: "free space in the temporary folder, or set TMPDIR to another")
         }
         return path
     }

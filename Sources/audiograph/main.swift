@@ -2,4 +2,8 @@ import Foundation
 
 // The audiograph command line: see `audiograph --help`. All logic lives in the
 // AudioGraph library; this target parses arguments, prints, and maps errors to exit codes.
+
+// A file past the size limit (`ulimit -f`) is a write error the node names ("File too
+// large"), the run ending as any failed write ends it, not a process killed without a word.
+signal(SIGXFSZ, SIG_IGN)
 exit(CLI.main(Array(CommandLine.arguments.dropFirst())))

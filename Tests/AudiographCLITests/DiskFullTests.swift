@@ -32,4 +32,40 @@ import Testing
         #expect(r.stderr.contains("talk.wav: cannot write the results: ") && r.stderr.contains("talk.vtt.partial"), "\(r.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == [], "nothing left in the output folder")
     }
+
+    /// `audiograph ARGS` under a file-size limit of `bytes` (`prlimit --fsize`, util-linux).
+    static func limited(_ bytes: Int, _ args: [String]) throws -> CLI.Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        p.arguments = ["--fsize=\(bytes)", CLI.binary.path] + args
+        p.currentDirectoryURL = CLI.packageRoot
+        p.environment = ProcessInfo.processInfo.environment.merging(["AUDIOGRAPH_CACHE": CLI.cacheFolder.path]) { $1 }
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return CLI.Result(status: p.terminationStatus, stdout: "", stderr: text)
+    }
+
+    /// A file past the size limit (`ulimit -f`): the node's write error, naming the file, and
+    /// a WAV whose header counts what it holds. Before, the kernel's SIGXFSZ ended the process
+    /// without a word (status 153). The vocabulary's dictionary copy, past the limit, says why.
+    @Test(.flite, .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit") && Flite.isAvailable, "needs prlimit and flite"))
+    func aFileSizeLimitIsOneErrorLine() throws {
+        let wav = try #require(Flite.speech("go forward ten meters and then turn left at the second corner please"))
+        let dir = CLI.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out.wav")
+        let r = try Self.limited(20_000, ["run", "Graphs/gain.json", "--source", wav.path, "--set", "out.path=\(out.path)"])
+        #expect(r.status == 1 && r.stderr.contains("node \"out\": \(out.path): cannot write: File too large"), "\(r.stderr)")
+        let bytes = try Data(contentsOf: out)
+        let dataSize = bytes.count >= 44 ? Int(bytes[40]) | Int(bytes[41]) << 8 | Int(bytes[42]) << 16 | Int(bytes[43]) << 24 : -1
+        #expect(dataSize > 0 && 44 + dataSize <= bytes.count, "the header counts \(dataSize) bytes of \(bytes.count)")
+        let vocabulary = dir.appendingPathComponent("words.txt")
+        try "shawarma\n".write(to: vocabulary, atomically: true, encoding: .utf8)
+        let v = try Self.limited(100_000, ["run", "graphs/dictation.json", "--source", wav.path, "--set", "asr.vocabulary=\(vocabulary.path)"])
+        #expect(v.status != 0 && v.stderr.contains("cannot write a dictionary with the vocabulary: File too large"), "\(v.stderr)")
+    }
 }

@@ -31,7 +31,7 @@ struct ModelFileReader {
         do {
             bytes = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
         } catch {
-            throw ModelFileProblem(path, "cannot be read (\(Self.reason(error)))")
+            throw ModelFileProblem(path, "cannot be read (\(FileFailure.reason(error)))")
         }
     }
 
@@ -77,13 +77,5 @@ struct ModelFileReader {
         }
         offset = min(bytes.count, end + 1)
         return String(decoding: bytes[bytes.startIndex + start ..< bytes.startIndex + end], as: UTF8.self)
-    }
-
-    static func reason(_ error: any Error) -> String {
-        let ns = error as NSError
-        if let posix = (ns.userInfo[NSUnderlyingErrorKey] as? NSError), posix.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(posix.code)))
-        }
-        return ns.localizedDescription
     }
 }
