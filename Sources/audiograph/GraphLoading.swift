@@ -6,8 +6,11 @@ import Foundation
 enum GraphLoading {
     /// `checkSources`: a `--source` file that is missing or a folder is reported at its
     /// argument (a run needs it; `validate` and `dot` do not).
+    /// `standardInput`: the format of the WAV audio on standard input, for `--source -` (the
+    /// input becomes a stream-source of it; without it, of 16 kHz mono, as `validate` shows it).
     static func load(_ path: String, sources: [String], sinks: [String] = [], sets: [String], server: String? = nil,
-                     registry: NodeRegistry = .builtin, checkSources: Bool = false) throws -> ValidatedGraph {
+                     registry: NodeRegistry = .builtin, checkSources: Bool = false,
+                     standardInput: StreamFormat? = nil) throws -> ValidatedGraph {
         guard let file = GraphLocator.find(path) else {
             throw GraphErrors([GraphError(
                 .syntax, "no such graph file, and no graph of that name in \(GraphLocator.folders.joined(separator: ", "))",
@@ -17,7 +20,12 @@ enum GraphLoading {
         if let server { try GraphEdits.server(server, in: &graph) }
         for s in sources {
             let (node, file) = GraphEdits.splitTarget(s, graph: graph)
-            try GraphEdits.source(file, node: node, in: &graph, registry: registry)
+            if file == "-" {
+                try GraphEdits.standardInput(rate: Int(standardInput?.sampleRate ?? 16000), channels: standardInput?.channelCount ?? 1,
+                                             node: node, in: &graph, registry: registry)
+            } else {
+                try GraphEdits.source(file, node: node, in: &graph, registry: registry)
+            }
         }
         for s in sinks {
             let (node, file) = GraphEdits.splitTarget(s, graph: graph)
@@ -32,6 +40,7 @@ enum GraphLoading {
         if checkSources {
             for s in sources {
                 let (_, file) = GraphEdits.splitTarget(s, graph: graph)
+                if file == "-" { continue }
                 // Said here in the command line's words; what else a file source refuses
                 // (a pipe, a link loop) its node says.
                 switch PathKind(ParameterSpec.expandingHome(file)) {

@@ -26,6 +26,8 @@ enum RunCommand: Command {
         OPTIONS:
           --source FILE           Replace the graph's live input with a file source reading FILE.
           --source NODE=FILE      Replace input NODE (repeatable, for graphs with several inputs).
+          --source -              Read WAV audio from standard input, to its end (a pipe:
+                                  `ffmpeg -i memo.m4a -f wav - | audiograph run transcribe --source -`).
           --sink FILE             Replace the graph's playback (pulse-sink) with a WAV file (e.g. the
                                   assistant's answers, offline).
           --sink NODE=FILE        Replace playback node NODE (repeatable).
@@ -80,7 +82,9 @@ enum RunCommand: Command {
         }
 
         let signals = SignalHandler()
-        let graph = try GraphLoading.load(path, sources: sources, sinks: sinks, sets: sets, server: server, checkSources: true)
+        let standardInput = try StandardInputAudio.open(for: sources)
+        let graph = try GraphLoading.load(path, sources: sources, sinks: sinks, sets: sets, server: server, checkSources: true,
+                                          standardInput: standardInput?.format)
         GraphLoading.printNotices(graph)
         // The live area (partial, status, level) only on a terminal that can move its cursor
         // (not TERM=dumb: Emacs's shell, some CI logs), never with --json.
@@ -114,6 +118,7 @@ enum RunCommand: Command {
         }
         let started = monotonicSeconds()
         try session.start()
+        if let standardInput { StandardInputAudio.feed(standardInput, into: engine, graph: graph, output: output) }
         signals.attach(stop: { try? session.stop() }, cancel: { try? session.cancel() })
         var reason: EndReason?
         while reason == nil {

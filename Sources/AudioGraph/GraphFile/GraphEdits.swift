@@ -42,13 +42,32 @@ public enum GraphEdits {
     /// when nil the graph must have exactly one replaceable input.
     public static func source(_ path: String, node target: String?, in graph: inout GraphDescription,
                               registry: NodeRegistry) throws(GraphError) {
+        try replaceInput(path, node: target, in: &graph, registry: registry, with: "file-source", params: nil)
+    }
+
+    /// Replaces a live input, as ``source(_:node:in:registry:)`` does, with a `stream-source`
+    /// of `rate` and `channels` for audio a command reads from its standard input
+    /// (`--source -`). Returns the id of the node to push into.
+    @discardableResult
+    public static func standardInput(rate: Int, channels: Int, node target: String?, in graph: inout GraphDescription,
+                                     registry: NodeRegistry) throws(GraphError) -> String {
+        try replaceInput("-", node: target, in: &graph, registry: registry, with: "stream-source",
+                         params: ["rate": .number(Double(rate)), "channels": .number(Double(channels))])
+    }
+
+    @discardableResult
+    private static func replaceInput(_ path: String, node target: String?, in graph: inout GraphDescription,
+                                     registry: NodeRegistry, with type: String,
+                                     params: [String: ParameterValue]?) throws(GraphError) -> String {
         let candidates = graph.nodes.indices.filter { registry[graph.nodes[$0].type]?.isReplaceableInput == true }
         let live = candidates.filter { registry[graph.nodes[$0].type]?.isLive == true }
         let ids = candidates.map { graph.nodes[$0].id }.joined(separator: ", ")
-        try replace("--source", path, node: target, in: &graph, with: "file-source", kind: "an input",
-                    fits: { registry[$0.type]?.role == .source }, candidates: live.count == 1 ? live : candidates,
+        let pick = live.count == 1 ? live : candidates
+        try replace("--source", path, node: target, in: &graph, with: type, kind: "an input",
+                    fits: { registry[$0.type]?.role == .source }, candidates: pick,
                     none: "--source: the graph has no input node to replace",
-                    several: "--source: the graph has several inputs (\(ids)); use --source NODE=FILE")
+                    several: "--source: the graph has several inputs (\(ids)); use --source NODE=FILE", params: params)
+        return target ?? graph.nodes[pick[0]].id
     }
 
     /// Replaces the graph's input (as `--source` does) with a `stream-source` of `rate` and

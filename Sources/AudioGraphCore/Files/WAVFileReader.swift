@@ -100,48 +100,7 @@ final class WAVFileReader {
             return
         }
         for c in 0..<channels {
-            let out = buffer.channel(c) + offset
-            switch header.encoding {
-            case .int(bits: 16):
-                let p = src + c * 2
-                for i in 0..<count {
-                    out[i] = Float(Int16(littleEndian: p.loadUnaligned(fromByteOffset: i * stride, as: Int16.self))) * (1 / 32768)
-                }
-            case .int(bits: 24):
-                let p = (src + c * 3).assumingMemoryBound(to: UInt8.self)
-                for i in 0..<count {
-                    let q = p + i * stride
-                    let v = Int32(bitPattern: UInt32(q[0]) << 8 | UInt32(q[1]) << 16 | UInt32(q[2]) << 24) >> 8
-                    out[i] = Float(v) * (1 / 8_388_608)
-                }
-            case .int(bits: 32):
-                let p = src + c * 4
-                for i in 0..<count {
-                    out[i] = Float(Double(Int32(littleEndian: p.loadUnaligned(fromByteOffset: i * stride, as: Int32.self))) * (1 / 2_147_483_648.0))
-                }
-            case .int:  // 8-bit, unsigned
-                let p = (src + c).assumingMemoryBound(to: UInt8.self)
-                for i in 0..<count { out[i] = (Float(p[i * stride]) - 128) * (1 / 128) }
-            case .float(bits: 32):
-                let p = src + c * 4
-                for i in 0..<count {
-                    let v = Float(bitPattern: UInt32(littleEndian: p.loadUnaligned(fromByteOffset: i * stride, as: UInt32.self)))
-                    out[i] = v.isFinite ? v : 0
-                }
-            case .float:
-                let p = src + c * 8
-                for i in 0..<count {
-                    // Doubles beyond Float's range become infinite here: silence too.
-                    let v = Float(Double(bitPattern: UInt64(littleEndian: p.loadUnaligned(fromByteOffset: i * stride, as: UInt64.self))))
-                    out[i] = v.isFinite ? v : 0
-                }
-            case .muLaw:
-                let p = (src + c).assumingMemoryBound(to: UInt8.self)
-                for i in 0..<count { out[i] = G711.muLaw[Int(p[i * stride])] }
-            case .aLaw:
-                let p = (src + c).assumingMemoryBound(to: UInt8.self)
-                for i in 0..<count { out[i] = G711.aLaw[Int(p[i * stride])] }
-            }
+            header.encoding.decode(src + c * header.encoding.bytes, stride: stride, count: count, into: buffer.channel(c) + offset)
         }
     }
 }
