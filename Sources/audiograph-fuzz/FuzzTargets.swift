@@ -9,11 +9,12 @@ import Foundation
 @testable import AudioGraphSpeech
 @testable import AudioGraphServer
 
-/// In-process fuzz targets for the parsers that take outside input: WAV headers, graph files
+/// In-process fuzz targets for the parsers that take outside input: WAV headers (of files
+/// and of pipes), graph files
 /// (parse and validate), `--set` assignments, pronunciation dictionaries and acoustic model
 /// definitions, the server's Wyoming framing and WebSocket messages, JSGF grammars (a
 /// client's `grammar`, read by PocketSphinx), text a client asks to hear (flite).
-/// `AG_FUZZ_TARGET` picks one: wav, graph, set, dict, mdef, s3, wyoming, socket, jsgf, speak.
+/// `AG_FUZZ_TARGET` picks one: wav, wavstream, graph, set, dict, mdef, s3, wyoming, socket, jsgf, speak.
 ///
 /// `Tools/fuzz` builds this with `-sanitize=fuzzer,address` (libFuzzer supplies `main`);
 /// built plainly, it replays files given as arguments through the same target.
@@ -26,6 +27,22 @@ enum FuzzTargets {
         switch target {
         case "wav":
             _ = try? WAVHeader.parse(bytes)
+        case "wavstream":
+            // WAV piped in (`run --source -`): the header read as the pipe gives it, then the
+            // samples in order; never more samples than the bytes hold, every one finite (float
+            // WAV may hold samples past full scale).
+            var fds: [Int32] = [0, 0]
+            guard pipe(&fds) == 0 else { return }
+            _ = write(fds[1], bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, bytes.count)  // max_len < a pipe's buffer
+            close(fds[1])
+            defer { close(fds[0]) }
+            guard let reader = try? WAVStreamReader(fd: fds[0], name: "fuzz") else { return }
+            var samples = 0
+            while let next = try? reader.next(), !next.isEmpty {
+                samples += next.count
+                if next.contains(where: { !$0.isFinite }) { fatalError("a sample that is not finite") }
+            }
+            if samples > bytes.count { fatalError("\(samples) samples from \(bytes.count) bytes") }
         case "graph":
             if let g = try? GraphFile.parse(Array(bytes), file: "fuzz.json") {
                 _ = GraphValidator.validate(g, registry: registry)
@@ -99,7 +116,7 @@ enum FuzzTargets {
             let rate = [0.25, 0.5, 1, 1.7, 4][Int(first >> 4) % 5]
             _ = Vocalizer.speak(String(decoding: bytes.dropFirst().prefix(64), as: UTF8.self), voice: voice, rate: rate) { _ in true }
         default:
-            fatalError("AG_FUZZ_TARGET: unknown target \(target) (wav, graph, set, dict, mdef, s3, wyoming, socket, jsgf, speak)")
+            fatalError("AG_FUZZ_TARGET: unknown target \(target) (wav, wavstream, graph, set, dict, mdef, s3, wyoming, socket, jsgf, speak)")
         }
     }
 }
