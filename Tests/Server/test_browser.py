@@ -20,13 +20,13 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not instal
 class Browser:
     """A headless chromium and one page, over the DevTools protocol."""
 
-    def __init__(self, fake_audio):
+    def __init__(self, fake_audio, extra=()):
         self.profile = tempfile.mkdtemp(prefix="ag-chromium-")
         self.proc = subprocess.Popen(
             [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--mute-audio",
              "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
              f"--use-file-for-fake-audio-capture={fake_audio}", "--autoplay-policy=no-user-gesture-required",
-             "--remote-debugging-port=0", f"--user-data-dir={self.profile}", "about:blank"],
+             "--remote-debugging-port=0", f"--user-data-dir={self.profile}", *extra, "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         port_file = os.path.join(self.profile, "DevToolsActivePort")
         deadline = time.time() + 30
@@ -143,3 +143,26 @@ def test_the_page_says_when_the_server_is_gone(speech):
     finally:
         browser.close()
         s.stop()
+
+
+def test_the_page_opened_by_a_network_name_says_why_the_microphone_is_not_there(server, speech):
+    """Opened as http://NAME:PORT/ (a phone on the LAN at the server's address), the page is
+    not a secure context: the browser gives it no microphone and no AudioWorklet. It says so
+    and how to get one; before, "The microphone could not start: TypeError: Cannot read
+    properties of undefined". The name resolves to loopback (tests stay on loopback)."""
+    browser = Browser(speech("hello", pad=0.5), extra=["--host-resolver-rules=MAP speech.test 127.0.0.1"])
+
+    async def go():
+        async with browser as b:
+            await b.call("Page.enable")
+            await b.call("Page.navigate", url=f"http://speech.test:{server.http_port}/")
+            await b.until("window.ag && !document.getElementById('talk').disabled")
+            assert await b.js("window.isSecureContext") is False
+            await b.js("ag.startTalking()")
+            await b.until("ag.errors.length > 0")
+            return await b.js("ag.errors[0]")
+    try:
+        error = asyncio.run(asyncio.wait_for(go(), 60))
+        assert "only to secure pages" in error and f"http://localhost:{server.http_port}/" in error, error
+    finally:
+        browser.close()

@@ -141,6 +141,13 @@ function onEvent(e) {
 async function startTalking() {
   if (recording || !ws || ws.readyState !== WebSocket.OPEN) return;
   $("error").textContent = "";
+  // Browsers give the microphone (and AudioWorklet) to https:// pages and localhost only:
+  // a page opened at http://192.168.1.5:2700/ has neither.
+  if (!window.isSecureContext || !navigator.mediaDevices) {
+    fail(`The browser gives the microphone only to secure pages: open http://localhost:${location.port}/ on the machine `
+         + "that serves this one, or serve it over https (TLS in front of the server, as the README shows with HAProxy).");
+    return;
+  }
   try {
     audio = audio || new AudioContext();
     await audio.resume();
