@@ -135,6 +135,26 @@ import Testing
         #expect(throws: GraphError.self) { try GraphEdits.set("nope.db=1", in: &g, registry: .builtin) }
     }
 
+    /// A number typed with its parameter's unit, as on a command line: `-6dB`, `500ms`,
+    /// `16kHz`, a typographic minus. A unit not the parameter's is refused, naming the unit
+    /// the number is in.
+    @Test func setTakesANumberWithItsUnit() throws {
+        var g = GraphDescription(name: "t")
+        g.addNode("g", type: "gain")
+        g.addNode("m", type: "level-meter")
+        g.addNode("s", type: "test-signal")
+        for (text, param, node, value) in [("g.db=-6dB", "db", 0, -6.0), ("g.db=-6 dB", "db", 0, -6), ("g.db=\u{2212}4.5", "db", 0, -4.5),
+                                           ("m.interval=500ms", "interval", 1, 0.5), ("m.interval=2s", "interval", 1, 2),
+                                           ("s.rate=44.1kHz", "rate", 2, 44100), ("s.rate=8000 Hz", "rate", 2, 8000)] {
+            try GraphEdits.set(text, in: &g, registry: .builtin)
+            #expect(g.nodes[node].params[param] == .number(value), "\(text)")
+        }
+        for (text, words) in [("m.interval=5Hz", "0.005...3600 s (or ms), got \"5Hz\""), ("g.db=6s", "-120...60 dB, got \"6s\"")] {
+            let e = #expect(throws: GraphError.self) { try GraphEdits.set(text, in: &g, registry: .builtin) }
+            #expect(e?.message.contains(words) == true, "\(text): \(String(describing: e))")
+        }
+    }
+
     @Test func sourceReplacesTheInput() throws {
         var g = GraphDescription(name: "t")
         g.addNode("a", type: "test-signal"); g.addNode("o", type: "null-sink"); g.connect("a", to: "o")

@@ -128,7 +128,7 @@ import Testing
     /// Broken graph text, the words its one error line must carry.
     static let badGraphs: [(String, String)] = [
         ("{", "1:2: invalid JSON: expected a \"key\""),
-        (#"{"nodes": [{"id": "s", "type": "test-signal"}, {"id": "a", "type": "gain", "params": {"db": "loud"}}, {"id": "o", "type": "null-sink"}], "connections": [{"from": "s", "to": "a"}, {"from": "a", "to": "o"}]}"#, "node \"a\": parameter \"db\": expected a number in -120...60, got \"loud\""),
+        (#"{"nodes": [{"id": "s", "type": "test-signal"}, {"id": "a", "type": "gain", "params": {"db": "loud"}}, {"id": "o", "type": "null-sink"}], "connections": [{"from": "s", "to": "a"}, {"from": "a", "to": "o"}]}"#, "node \"a\": parameter \"db\": expected a number in -120...60 dB, got \"loud\""),
         (#"{"nodes": [{"id": "s", "type": "test-signal"}, {"id": "o", "type": "null-sink"}], "connections": [{"from": "s", "to": "o"}, {"from": "s", "to": "x"}]}"#,
          "connection to unknown node \"x\""),
         (#"{"nodes": [{"id": "s", "type": "test-signal", "params": {"rate": 44100.5}}, {"id": "o", "type": "null-sink"}], "connections": [{"from": "s", "to": "o"}]}"#,

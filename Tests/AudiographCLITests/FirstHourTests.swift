@@ -9,7 +9,7 @@ import Testing
     @Test func setErrorsNameTheArgument() throws {
         let bad = try CLI.run(["run", "graphs/transcribe.json", "--source", "/nonexistent.wav", "--set", "rs.rate=fast"])
         #expect(bad.status == 2 && bad.stderrLines == [
-            "audiograph: --set rs.rate=fast: node \"rs\": parameter \"rate\": expected a whole number in 8000...384000, got \"fast\""],
+            "audiograph: --set rs.rate=fast: node \"rs\": parameter \"rate\": expected a whole number in 8000...384000 Hz, got \"fast\""],
             "\(bad.stderr)")
         let typo = try CLI.run(["run", "graphs/transcribe.json", "--source", "/nonexistent.wav", "--set", "rs.rat=8000"])
         #expect(typo.status == 2 && typo.stderrLines.count == 1 && typo.stderr.hasPrefix("audiograph: --set rs.rat=8000: ")

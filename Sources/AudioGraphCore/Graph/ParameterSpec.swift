@@ -61,7 +61,7 @@ public struct ParameterSpec: Sendable {
         case (.number(let range), .number(let n)):
             guard n.isFinite else { return .failure(ValueProblem("expected a finite number, got \(value)")) }
             if let range, !range.contains(n) {
-                return .failure(ValueProblem("expected a number in \(Self.format(range)), got \(value)"))
+                return .failure(ValueProblem("expected a number in \(Self.format(range))\(unitNote), got \(value)"))
             }
             return .success(value)
         case (.integer(let range), .number(let n)):
@@ -85,7 +85,17 @@ public struct ParameterSpec: Sendable {
             guard !s.isEmpty else { return .failure(ValueProblem("expected \(kindDescription), got an empty string")) }
             return .success(words.contains(s) ? value : .string(Self.expandingHome(s)))
         default:
-            return .failure(ValueProblem("expected \(kindDescription), got \(value)"))
+            return .failure(ValueProblem("expected \(kindDescription)\(unitNote), got \(value)"))
+        }
+    }
+
+    /// " dB", " s", " Hz" after a number's range in a refusal, so `-6dB` and `500ms` are seen
+    /// to be the ways to write it (``withUnit(_:)``); empty for a parameter without a unit.
+    private var unitNote: String {
+        guard let unit else { return "" }
+        switch kind {
+        case .number, .integer: return unit == "s" ? " s (or ms)" : " \(unit)"
+        default: return ""
         }
     }
 
@@ -120,12 +130,32 @@ public struct ParameterSpec: Sendable {
         switch kind {
         case .number, .integer:
             if let n = Double(text) { return .number(n) }
+            if let n = withUnit(text) { return .number(n) }
         case .bool:
             if text == "true" { return .bool(true) }
             if text == "false" { return .bool(false) }
         default: break
         }
         return .string(text)
+    }
+
+    /// A number written with this parameter's unit, as a user types it on a command line:
+    /// `-6dB` or `-6 dB` (dB, dBFS), `0.5s` or `500ms` (seconds), `16kHz` or `44100 Hz` (Hz);
+    /// a typographic minus (`−6`) as `-`. Nil for any other text, a unit not this
+    /// parameter's among them (the error then says which number is wanted).
+    func withUnit(_ text: String) -> Double? {
+        guard let unit else { return nil }
+        let t = text.replacingOccurrences(of: "\u{2212}", with: "-")
+        let scales: [(suffix: String, scale: Double)] = switch unit {
+        case "s": [("ms", 0.001), ("s", 1)]
+        case "Hz": [("khz", 1000), ("hz", 1)]
+        default: [(unit.lowercased(), 1)]
+        }
+        for (suffix, scale) in scales where t.lowercased().hasSuffix(suffix) {
+            let number = t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)
+            if let n = Double(number), n.isFinite { return n * scale }
+        }
+        return t != text ? Double(t) : nil
     }
 
     /// `~/x.wav` as the home folder's `x.wav` (and `~` as the home folder), as a shell would
