@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import AudioGraph
 import AudioGraphCore
 import Foundation
@@ -68,6 +69,24 @@ enum CLI {
             status = fail(error)
         }
         return status
+    }
+
+    /// What `print` buffered written out; a standard output that could not take it (a full
+    /// disk behind `> nodes.md`, a closed descriptor) is said on stderr and makes a
+    /// successful `status` 1. A reader that closed it (`| head`) wanted no more: not a failure.
+    static func flushingStandardOutput(_ status: Int32, command: String?) -> Int32 {
+        if StandardStreams.outputWasClosed && command != "serve" {  // serve writes only its log, on stderr
+            FileHandle.standardError.write(Data("audiograph: \(StandardStreams.closedOutputLine)\n".utf8))
+            return status == 0 ? 1 : status
+        }
+        errno = 0
+        // print's buffer written; ferror: a write that failed earlier, when the buffer filled.
+        guard fflush(stdout) != 0 || ferror(stdout) != 0 else { return status }
+        let e = errno
+        guard e != EPIPE else { return status }
+        let why = e == 0 ? "a write failed" : String(cString: strerror(e))
+        FileHandle.standardError.write(Data("audiograph: cannot write standard output: \(why)\n".utf8))
+        return status == 0 ? 1 : status
     }
 
     /// Prints `error` as one line per problem on stderr and returns its exit status.

@@ -141,12 +141,17 @@ enum RunCommand: Command {
             output.write(String(format: "audiograph: ended (%@): %.2f s of audio in %.3f s%@%@\n",
                                 reason!.rawValue, audio, wall, speed, wrote), to: STDERR_FILENO)
         }
-        let status: Int32 = reason == .error ? (printer.sawModelError ? 2 : 1) : 0
+        var status: Int32 = reason == .error ? (printer.sawModelError ? 2 : 1) : 0
         // All the run owes is out: its events written, its sinks finished (files closed,
         // playback drained). Taking the graph apart now would only hand memory back to a
         // process about to end (freeing the recognizer's model alone takes ~25 ms), so the
         // process ends with the session still whole.
         output.flush()  // exit() runs no defer
+        // A transcript that did not reach its file (`> talk.txt` on a full disk) is a failure.
+        if let failure = StandardStreams.outputWasClosed ? StandardStreams.closedOutputLine : output.standardOutputFailure {
+            FileHandle.standardError.write(Data("audiograph: \(failure)\n".utf8))
+            if status == 0 { status = 1 }
+        }
         withExtendedLifetime(session) { exit(status) }
     }
 }

@@ -6,4 +6,6 @@ import Foundation
 // A file past the size limit (`ulimit -f`) is a write error the node names ("File too
 // large"), the run ending as any failed write ends it, not a process killed without a word.
 signal(SIGXFSZ, SIG_IGN)
-exit(CLI.main(Array(CommandLine.arguments.dropFirst())))
+StandardStreams.reserve()
+let arguments = Array(CommandLine.arguments.dropFirst())
+exit(CLI.flushingStandardOutput(CLI.main(arguments), command: arguments.first))

@@ -68,4 +68,37 @@ import Testing
         let v = try Self.limited(100_000, ["run", "graphs/dictation.json", "--source", wav.path, "--set", "asr.vocabulary=\(vocabulary.path)"])
         #expect(v.status != 0 && v.stderr.contains("cannot write a dictionary with the vocabulary: File too large"), "\(v.stderr)")
     }
+
+    /// `audiograph ARGS` through sh with `redirect` applied to it (`>/dev/full`, `>&-`).
+    static func redirected(_ redirect: String, _ args: [String]) throws -> CLI.Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "exec \"$0\" \"$@\" \(redirect)", CLI.binary.path] + args
+        p.currentDirectoryURL = CLI.packageRoot
+        p.environment = ProcessInfo.processInfo.environment.merging(["AUDIOGRAPH_CACHE": CLI.cacheFolder.path]) { $1 }
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return CLI.Result(status: p.terminationStatus, stdout: "", stderr: text)
+    }
+
+    /// A transcript redirected to a full disk (`> talk.txt`), or a standard output closed
+    /// (`>&-`): said, exit 1. Before, both ended 0 with the transcript lost, and with stdout
+    /// closed the events went into whatever descriptor took its number. Lines a reader closed
+    /// its end on (`| head`) are not a failure.
+    @Test(.flite, .enabled(if: FileManager.default.fileExists(atPath: "/dev/full") && Flite.isAvailable, "needs /dev/full and flite"))
+    func aStandardOutputThatCannotBeWrittenIsAFailure() throws {
+        let wav = try #require(Flite.speech("go forward ten meters"))
+        let full = try Self.redirected(">/dev/full", ["run", "graphs/transcribe.json", "--source", wav.path])
+        #expect(full.status == 1 && full.stderr.contains("audiograph: cannot write standard output: No space left on device"), "\(full.stderr)")
+        let listing = try Self.redirected(">/dev/full", ["nodes"])
+        #expect(listing.status == 1 && listing.stderr.contains("audiograph: cannot write standard output"), "\(listing.stderr)")
+        let closed = try Self.redirected(">&-", ["run", "graphs/transcribe.json", "--source", wav.path, "--json"])
+        #expect(closed.status == 1 && closed.stderr.contains("standard output: it was closed"), "\(closed.stderr)")
+        let fine = try Self.redirected("| head -c 10 >/dev/null", ["nodes"])  // the status is head's
+        #expect(fine.stderr.isEmpty, "\(fine.stderr)")
+    }
 }

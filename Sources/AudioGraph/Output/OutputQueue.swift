@@ -21,6 +21,8 @@ package final class OutputQueue: Sendable {
     private let queue = DispatchQueue(label: "audiograph.output", qos: .userInitiated)
     /// Bytes queued and not yet written; lines and bytes refused since the last flush.
     private let state = Locked<(pending: Int, lostLines: Int, lostBytes: Int)>((0, 0, 0))
+    /// The first error writing standard output (its errno), other than a reader that closed it.
+    private let stdoutError = Locked<Int32?>(nil)
 
     /// A queue holding at most `capacity` bytes, reporting lost lines on `warnings`.
     package init(capacity: Int = 16 << 20, warnings: Int32 = STDERR_FILENO) {
@@ -43,8 +45,12 @@ package final class OutputQueue: Sendable {
             return true
         }
         guard taken else { return }
-        queue.async { [state] in
-            Self.writeAll(bytes, to: fd)
+        queue.async { [state, stdoutError] in
+            // After standard output failed, what was meant for it is not tried again.
+            if fd == STDOUT_FILENO, stdoutError.withLock({ $0 }) != nil {
+            } else if let e = Self.writeAll(bytes, to: fd), fd == STDOUT_FILENO, e != EPIPE {
+                stdoutError.withLock { $0 = e }
+            }
             state.withLock { $0.pending -= bytes.count }
         }
     }
@@ -58,9 +64,16 @@ package final class OutputQueue: Sendable {
             return (s.lostLines, s.lostBytes)
         }
         if lost.0 > 0 {
-            Self.writeAll(Array(("audiograph: warning: \(lost.0) lines of output (\(lost.1) bytes) were not written: "
+            _ = Self.writeAll(Array(("audiograph: warning: \(lost.0) lines of output (\(lost.1) bytes) were not written: "
                 + "their reader fell more than \(Self.megabytes(capacity)) MiB behind\n").utf8), to: warnings)
         }
+    }
+
+    /// Why standard output could not be written (a full disk, a closed descriptor), once
+    /// everything queued has been tried (after ``flush()``); nil when it took everything or
+    /// its reader closed it (`| head`: it wanted no more).
+    package var standardOutputFailure: String? {
+        stdoutError.withLock { $0 }.map { "cannot write standard output: \(String(cString: strerror($0))) (what followed was not written)" }
     }
 
     /// `bytes` in MiB, as the warning gives them (a fraction below one).
@@ -68,10 +81,10 @@ package final class OutputQueue: Sendable {
         bytes >= 1 << 20 ? String(bytes >> 20) : String(format: "%.2f", Double(bytes) / Double(1 << 20))
     }
 
-    /// Writes all of `bytes`, across short writes and interruptions; a descriptor that fails
-    /// otherwise (closed by its reader) is left: there is nobody to tell.
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32) {
-        bytes.withUnsafeBytes { raw in
+    /// Writes all of `bytes`, across short writes and interruptions; the errno of a write
+    /// that fails otherwise (a full disk, a reader that closed it), nil when all was written.
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32? {
+        bytes.withUnsafeBytes { raw -> Int32? in
             var offset = 0
             while offset < raw.count {
                 let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
@@ -80,9 +93,10 @@ package final class OutputQueue: Sendable {
                 } else if n < 0 && errno == EINTR {
                     continue
                 } else {
-                    return
+                    return n < 0 ? errno : EIO
                 }
             }
+            return nil
         }
     }
 }

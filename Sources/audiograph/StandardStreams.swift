@@ -1,0 +1,31 @@
+import Foundation
+import Synchronization
+
+/// The standard descriptors 0, 1 and 2 as the process was started with them.
+///
+/// A program started with one closed (`audiograph run ... >&-`, a supervisor that closes
+/// stdin) would give that number to the first file it opens: the JSON events went into
+/// whatever took descriptor 1 (an eventfd here: "Invalid argument"; a WAV being written
+/// could as well). A closed one is filled with /dev/null before anything else opens, and a
+/// closed standard output is said at the end (``outputWasClosed``).
+enum StandardStreams {
+    private static let closedOutput = Atomic<Bool>(false)
+
+    /// Whether descriptor 1 was closed when the process started.
+    static var outputWasClosed: Bool { closedOutput.load(ordering: .relaxed) }
+
+    /// Fills closed standard descriptors with /dev/null. Call first thing in `main`.
+    static func reserve() {
+        for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) < 0 && errno == EBADF {
+            let opened = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY)  // the lowest free number: `fd`
+            if opened >= 0 && opened != fd {
+                dup2(opened, fd)
+                close(opened)
+            }
+            if fd == 1 { closedOutput.store(true, ordering: .relaxed) }
+        }
+    }
+
+    /// The line a run or a command that writes standard output ends with when it was closed.
+    static let closedOutputLine = "cannot write standard output: it was closed when audiograph started (nothing was written to it)"
+}
