@@ -34,6 +34,7 @@ extension SessionWorker {
                 held = nil
             }
         }
+        CStandardOutput.discard()  // descriptor 1 is the reply stream: C libraries' stray text stays out
         // Started ahead of its session (WorkerPool): the graph's model is loaded, and kept,
         // while the server has no session for it yet.
         let catalog = try? ServerGraphs(folder: folder, settings: settings)

@@ -279,6 +279,11 @@ import Testing
         let bad = try CLI.run(["run", "graphs/command.json", "--source", wav.path, "--set", "asr.grammar=\(gram.path)"])
         #expect(bad.status == 2 && bad.stderrLines.count == 1, "\(bad.stderr)")
         #expect(bad.stderr.contains("parameter \"grammar\"") && bad.stderr.contains("line 3"), "\(bad.stderr)")
+        // PocketSphinx's grammar scanner echoes what it cannot read to C's stdout ("=go;"),
+        // which ended up after `--json`'s lines, unterminated: nothing but events goes there.
+        try "#JSGF V1.0;\ngrammar g;\n= go;\npublic <cmd> = stop;\n".write(to: gram, atomically: true, encoding: .utf8)
+        let echoed = try CLI.run(["run", "graphs/command.json", "--source", wav.path, "--set", "asr.grammar=\(gram.path)", "--json"])
+        #expect(echoed.status == 2 && echoed.stdout.isEmpty && echoed.stderr.contains("line 3"), "stdout \(echoed.stdout): \(echoed.stderr)")
         // Grammars PocketSphinx builds with a warning and a search that never says a word, and
         // one it would end the process on (a weight over 1 on an empty arc).
         // And grammars too large or too slow to search (README: Grammars that cannot be searched).
