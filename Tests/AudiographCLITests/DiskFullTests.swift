@@ -33,11 +33,13 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == [], "nothing left in the output folder")
     }
 
-    /// `audiograph ARGS` under a file-size limit of `bytes` (`prlimit --fsize`, util-linux).
-    static func limited(_ bytes: Int, _ args: [String]) throws -> CLI.Result {
+    /// `audiograph ARGS` started by sh as `BEFORE audiograph ARGS AFTER`: a command that runs
+    /// it (`/usr/bin/prlimit --fsize=N`) and a redirection (`>/dev/full`, `>&-`, `| head`).
+    /// Its stdout goes to /dev/null unless redirected; what it says on stderr is returned.
+    static func shell(_ before: String, _ args: [String], _ after: String = "") throws -> CLI.Result {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-        p.arguments = ["--fsize=\(bytes)", CLI.binary.path] + args
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "exec \(before) \"$0\" \"$@\" \(after)", CLI.binary.path] + args
         p.currentDirectoryURL = CLI.packageRoot
         p.environment = ProcessInfo.processInfo.environment.merging(["AUDIOGRAPH_CACHE": CLI.cacheFolder.path]) { $1 }
         let err = Pipe()
@@ -58,31 +60,15 @@ import Testing
         let dir = CLI.tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("out.wav")
-        let r = try Self.limited(20_000, ["run", "Graphs/gain.json", "--source", wav.path, "--set", "out.path=\(out.path)"])
+        let r = try Self.shell("/usr/bin/prlimit --fsize=20000", ["run", "Graphs/gain.json", "--source", wav.path, "--set", "out.path=\(out.path)"])
         #expect(r.status == 1 && r.stderr.contains("node \"out\": \(out.path): cannot write: File too large"), "\(r.stderr)")
         let bytes = try Data(contentsOf: out)
         let dataSize = bytes.count >= 44 ? Int(bytes[40]) | Int(bytes[41]) << 8 | Int(bytes[42]) << 16 | Int(bytes[43]) << 24 : -1
         #expect(dataSize > 0 && 44 + dataSize <= bytes.count, "the header counts \(dataSize) bytes of \(bytes.count)")
         let vocabulary = dir.appendingPathComponent("words.txt")
         try "shawarma\n".write(to: vocabulary, atomically: true, encoding: .utf8)
-        let v = try Self.limited(100_000, ["run", "graphs/dictation.json", "--source", wav.path, "--set", "asr.vocabulary=\(vocabulary.path)"])
+        let v = try Self.shell("/usr/bin/prlimit --fsize=100000", ["run", "graphs/dictation.json", "--source", wav.path, "--set", "asr.vocabulary=\(vocabulary.path)"])
         #expect(v.status != 0 && v.stderr.contains("cannot write a dictionary with the vocabulary: File too large"), "\(v.stderr)")
-    }
-
-    /// `audiograph ARGS` through sh with `redirect` applied to it (`>/dev/full`, `>&-`).
-    static func redirected(_ redirect: String, _ args: [String]) throws -> CLI.Result {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "exec \"$0\" \"$@\" \(redirect)", CLI.binary.path] + args
-        p.currentDirectoryURL = CLI.packageRoot
-        p.environment = ProcessInfo.processInfo.environment.merging(["AUDIOGRAPH_CACHE": CLI.cacheFolder.path]) { $1 }
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        return CLI.Result(status: p.terminationStatus, stdout: "", stderr: text)
     }
 
     /// A transcript redirected to a full disk (`> talk.txt`), or a standard output closed
@@ -92,13 +78,13 @@ import Testing
     @Test(.flite, .enabled(if: FileManager.default.fileExists(atPath: "/dev/full") && Flite.isAvailable, "needs /dev/full and flite"))
     func aStandardOutputThatCannotBeWrittenIsAFailure() throws {
         let wav = try #require(Flite.speech("go forward ten meters"))
-        let full = try Self.redirected(">/dev/full", ["run", "graphs/transcribe.json", "--source", wav.path])
+        let full = try Self.shell("", ["run", "graphs/transcribe.json", "--source", wav.path], ">/dev/full")
         #expect(full.status == 1 && full.stderr.contains("audiograph: cannot write standard output: No space left on device"), "\(full.stderr)")
-        let listing = try Self.redirected(">/dev/full", ["nodes"])
+        let listing = try Self.shell("", ["nodes"], ">/dev/full")
         #expect(listing.status == 1 && listing.stderr.contains("audiograph: cannot write standard output"), "\(listing.stderr)")
-        let closed = try Self.redirected(">&-", ["run", "graphs/transcribe.json", "--source", wav.path, "--json"])
+        let closed = try Self.shell("", ["run", "graphs/transcribe.json", "--source", wav.path, "--json"], ">&-")
         #expect(closed.status == 1 && closed.stderr.contains("standard output: it was closed"), "\(closed.stderr)")
-        let fine = try Self.redirected("| head -c 10 >/dev/null", ["nodes"])  // the status is head's
+        let fine = try Self.shell("", ["nodes"], "| head -c 10 >/dev/null")  // the status is head's
         #expect(fine.stderr.isEmpty, "\(fine.stderr)")
     }
 }
