@@ -47,8 +47,8 @@ package final class OutputQueue: Sendable {
         guard taken else { return }
         queue.async { [state, stdoutError] in
             // After standard output failed, what was meant for it is not tried again.
-            if fd == STDOUT_FILENO, stdoutError.withLock({ $0 }) != nil {
-            } else if let e = Self.writeAll(bytes, to: fd), fd == STDOUT_FILENO, e != EPIPE {
+            let failedBefore = fd == STDOUT_FILENO && stdoutError.withLock { $0 } != nil
+            if !failedBefore, let e = Self.writeAll(bytes, to: fd), fd == STDOUT_FILENO, e != EPIPE {
                 stdoutError.withLock { $0 = e }
             }
             state.withLock { $0.pending -= bytes.count }
