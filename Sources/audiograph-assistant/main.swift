@@ -72,13 +72,13 @@ guard rest.isEmpty else {
 
 let grammarFile = FileManager.default.temporaryDirectory.appendingPathComponent("restaurants-\(getpid()).gram")
 do { try grammar.write(to: grammarFile, atomically: true, encoding: .utf8) } catch {
-    FileHandle.standardError.write(Data("audiograph-assistant: cannot write \(grammarFile.path): \(error)\n".utf8))
+    try? FileHandle.standardError.write(contentsOf: Data("audiograph-assistant: cannot write \(grammarFile.path): \(error)\n".utf8))
     exit(1)
 }
 defer { try? FileManager.default.removeItem(at: grammarFile) }
 let vocabularyFile = FileManager.default.temporaryDirectory.appendingPathComponent("restaurants-\(getpid()).words")
 do { try (vocabulary.joined(separator: "\n") + "\n").write(to: vocabularyFile, atomically: true, encoding: .utf8) } catch {
-    FileHandle.standardError.write(Data("audiograph-assistant: cannot write \(vocabularyFile.path): \(error)\n".utf8))
+    try? FileHandle.standardError.write(contentsOf: Data("audiograph-assistant: cannot write \(vocabularyFile.path): \(error)\n".utf8))
     exit(1)
 }
 defer { try? FileManager.default.removeItem(at: vocabularyFile) }
@@ -116,7 +116,7 @@ do {
             print("says:  \(reply)")
             Task { _ = try? await session.speak(reply) }
         case (.error(let e), _):
-            FileHandle.standardError.write(Data("audiograph-assistant: \(e)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("audiograph-assistant: \(e)\n".utf8))
         case (.end(let reason, _), _):
             print("ended: \(reason.rawValue)")
         default:
@@ -124,6 +124,6 @@ do {
         }
     }
 } catch {
-    FileHandle.standardError.write(Data("audiograph-assistant: \(error)\n".utf8))
+    try? FileHandle.standardError.write(contentsOf: Data("audiograph-assistant: \(error)\n".utf8))
     exit(1)
 }

@@ -39,7 +39,7 @@ func benchEngine(_ args: [String]) async throws {
     }
     let path = file ?? "/tmp/audiograph-bench-long-48k-stereo.wav"
     if file == nil && !FileManager.default.fileExists(atPath: path) {
-        FileHandle.standardError.write(Data("generating \(path) (600 s, 48 kHz stereo s16)...\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("generating \(path) (600 s, 48 kHz stereo s16)...\n".utf8))
         try await generateLongFile(path, seconds: 600)
     }
     var g = GraphDescription(name: "bench-engine")
@@ -226,6 +226,6 @@ do {
         exit(args.isEmpty ? 0 : 2)
     }
 } catch {
-    FileHandle.standardError.write(Data("audiograph-bench: \(error)\n".utf8))
+    try? FileHandle.standardError.write(contentsOf: Data("audiograph-bench: \(error)\n".utf8))
     exit(1)
 }

@@ -37,6 +37,6 @@ do {
         }
     }
 } catch {
-    FileHandle.standardError.write(Data("audiograph-example: \(error)\n".utf8))
+    try? FileHandle.standardError.write(contentsOf: Data("audiograph-example: \(error)\n".utf8))
     exit(1)
 }

@@ -156,7 +156,7 @@ enum Replay {
 @main
 enum Replay {
     static func main() {
-        FileHandle.standardError.write(Data("audiograph-fuzz: a debug build only (Tools/fuzz)\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("audiograph-fuzz: a debug build only (Tools/fuzz)\n".utf8))
     }
 }
 #endif

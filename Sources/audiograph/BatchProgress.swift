@@ -45,8 +45,8 @@ final class BatchProgress: @unchecked Sendable {
             if didFail { failed += 1 }
             audio += seconds
             write(erase())
-            let handle = didFail ? FileHandle.standardError : FileHandle.standardOutput
-            handle.write(Data((VisibleText.escaped(line) + "\n").utf8))
+            let text = VisibleText.escaped(line) + "\n"
+            if didFail { try? FileHandle.standardError.write(contentsOf: Data(text.utf8)) } else { StandardStreams.writeOutput(text) }
         }
     }
 
@@ -99,6 +99,6 @@ final class BatchProgress: @unchecked Sendable {
     }
 
     private func write(_ s: String) {
-        if !s.isEmpty { FileHandle.standardError.write(Data(s.utf8)) }
+        if !s.isEmpty { try? FileHandle.standardError.write(contentsOf: Data(s.utf8)) }
     }
 }

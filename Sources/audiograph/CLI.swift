@@ -39,7 +39,7 @@ enum CLI {
 
     static func main(_ arguments: [String]) -> Int32 {
         guard let first = arguments.first else {
-            FileHandle.standardError.write(Data((overview + "\n").utf8))
+            try? FileHandle.standardError.write(contentsOf: Data((overview + "\n").utf8))
             return 2
         }
         if first == "--help" || first == "-h" || first == "help" {
@@ -76,16 +76,22 @@ enum CLI {
     /// successful `status` 1. A reader that closed it (`| head`) wanted no more: not a failure.
     static func flushingStandardOutput(_ status: Int32, command: String?) -> Int32 {
         if StandardStreams.outputWasClosed && command != "serve" {  // serve writes only its log, on stderr
-            FileHandle.standardError.write(Data("audiograph: \(StandardStreams.closedOutputLine)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("audiograph: \(StandardStreams.closedOutputLine)\n".utf8))
             return status == 0 ? 1 : status
         }
         errno = 0
         // print's buffer written; ferror: a write that failed earlier, when the buffer filled.
-        guard fflush(stdout) != 0 || ferror(stdout) != 0 else { return status }
-        let e = errno
-        guard e != EPIPE else { return status }
-        let why = e == 0 ? "a write failed" : String(cString: strerror(e))
-        FileHandle.standardError.write(Data("audiograph: cannot write standard output: \(why)\n".utf8))
+        let why: String
+        if fflush(stdout) != 0 || ferror(stdout) != 0 {
+            let e = errno
+            guard e != EPIPE else { return status }
+            why = e == 0 ? "a write failed" : String(cString: strerror(e))
+        } else if let failed = StandardStreams.outputFailureReason {
+            why = failed
+        } else {
+            return status
+        }
+        try? FileHandle.standardError.write(contentsOf: Data("audiograph: cannot write standard output: \(why)\n".utf8))
         return status == 0 ? 1 : status
     }
 
@@ -109,7 +115,7 @@ enum CLI {
     }
 
     static func printError(_ line: String) {
-        FileHandle.standardError.write(Data("audiograph: \(VisibleText.escaped(line))\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("audiograph: \(VisibleText.escaped(line))\n".utf8))
     }
 }
 

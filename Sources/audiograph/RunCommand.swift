@@ -151,7 +151,7 @@ enum RunCommand: Command {
         output.flush()  // exit() runs no defer
         // A transcript that did not reach its file (`> talk.txt` on a full disk) is a failure.
         if let failure = StandardStreams.outputWasClosed ? StandardStreams.closedOutputLine : output.standardOutputFailure {
-            FileHandle.standardError.write(Data("audiograph: \(failure)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("audiograph: \(failure)\n".utf8))
             if status == 0 { status = 1 }
         }
         withExtendedLifetime(session) { exit(status) }

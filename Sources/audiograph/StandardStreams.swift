@@ -1,3 +1,4 @@
+import AudioGraphCore
 import Foundation
 import Synchronization
 
@@ -10,6 +11,22 @@ import Synchronization
 /// closed standard output is said at the end (``outputWasClosed``).
 enum StandardStreams {
     private static let closedOutput = Atomic<Bool>(false)
+    /// Why a line written with ``writeOutput(_:)`` failed, the first time (not a reader that
+    /// closed its end: `| head` wants no more).
+    private static let outputFailure = Mutex<String?>(nil)
+
+    /// Writes `text` to standard output without going through C's stream; a failure is kept
+    /// for the end (``outputFailureReason``), never a trap (FileHandle.write traps on one).
+    static func writeOutput(_ text: String) {
+        do { try FileHandle.standardOutput.write(contentsOf: Data(text.utf8)) } catch {
+            let reason = FileFailure.reason(error)
+            guard reason != String(cString: strerror(EPIPE)) else { return }
+            outputFailure.withLock { $0 = $0 ?? reason }
+        }
+    }
+
+    /// The first failure of ``writeOutput(_:)``, in the system's words.
+    static var outputFailureReason: String? { outputFailure.withLock { $0 } }
 
     /// Whether descriptor 1 was closed when the process started.
     static var outputWasClosed: Bool { closedOutput.load(ordering: .relaxed) }

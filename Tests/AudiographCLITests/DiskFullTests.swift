@@ -84,6 +84,16 @@ import Testing
         #expect(listing.status == 1 && listing.stderr.contains("audiograph: cannot write standard output"), "\(listing.stderr)")
         let closed = try Self.shell("", ["run", "graphs/transcribe.json", "--source", wav.path, "--json"], ">&-")
         #expect(closed.status == 1 && closed.stderr.contains("standard output: it was closed"), "\(closed.stderr)")
+        // batch's line per input (FileHandle.write trapped on the full disk: SIGILL, 132).
+        let dir = CLI.tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.copyItem(at: wav, to: dir.appendingPathComponent("talk.wav"))
+        let batch = try Self.shell("", ["batch", "graphs/transcribe.json", dir.path, "--output", dir.appendingPathComponent("out").path],
+                                   ">/dev/full")
+        #expect(batch.status == 1 && batch.stderr.contains("cannot write standard output: No space left on device"), "\(batch.stderr)")
+        // A standard error that cannot be written is no crash either: the usage error's status.
+        let quiet = try Self.shell("", ["nodes", "--bogus"], "2>/dev/full")
+        #expect(quiet.status == 2)
         let fine = try Self.shell("", ["nodes"], "| head -c 10 >/dev/null")  // the status is head's
         #expect(fine.stderr.isEmpty, "\(fine.stderr)")
     }

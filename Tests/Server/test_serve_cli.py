@@ -130,3 +130,38 @@ def test_a_keys_file_from_a_windows_editor(tmp_path):
         assert run(go())["type"] == "started"
     finally:
         s.stop()
+
+
+def test_a_log_that_cannot_be_written_does_not_stop_the_server(speech):
+    """The server's log (stderr) on a full disk: it serves on, and drains at SIGTERM. Before,
+    its first log line ended it (Foundation's FileHandle.write traps on a failed write)."""
+    import signal
+    import time
+    import urllib.request
+    from test_websocket import vosk_client
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with open("/dev/full", "w") as full:
+        proc = subprocess.Popen([BINARY, "serve", "--graphs", os.path.join(ROOT, "Graphs"), "--wyoming", "none",
+                                 "--http", f"127.0.0.1:{port}"], stdout=subprocess.DEVNULL, stderr=full, cwd=ROOT)
+    try:
+        deadline = time.time() + 60
+        while True:
+            assert proc.poll() is None, f"the server ended ({proc.returncode})"
+            try:
+                if urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2).status == 200:
+                    break
+            except OSError:
+                pass
+            assert time.time() < deadline, "not ready in 60 s"
+            time.sleep(0.1)
+        replies = run(vosk_client(f"ws://127.0.0.1:{port}/", speech("go forward ten meters"), {"sample_rate": 16000}))
+        assert "forward ten meters" in " ".join(r.get("text", "") for r in replies), replies
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(40) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -51,7 +51,7 @@ final class HTTPServer: @unchecked Sendable {
         var callbacks = mg_callbacks()
         callbacks.log_message = { _, message in
             // civetweb's own complaints (a bad request line, a port in use) go to our log.
-            if let message { FileHandle.standardError.write(Data("serve: http: \(String(cString: message))\n".utf8)) }
+            if let message { try? FileHandle.standardError.write(contentsOf: Data("serve: http: \(String(cString: message))\n".utf8)) }
             return 1
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
