@@ -1,4 +1,3 @@
-@preconcurrency import Glibc
 import AudioGraph
 import AudioGraphCore
 import Foundation
@@ -71,27 +70,19 @@ enum CLI {
         return status
     }
 
-    /// What `print` buffered written out; a standard output that could not take it (a full
-    /// disk behind `> nodes.md`, a closed descriptor) is said on stderr and makes a
-    /// successful `status` 1. A reader that closed it (`| head`) wanted no more: not a failure.
+    /// A standard output that could not take what was printed (a full disk behind
+    /// `> nodes.md`) or was closed is said on stderr and makes a successful `status` 1. A
+    /// reader that closed it (`| head`) wanted no more: not a failure.
     static func flushingStandardOutput(_ status: Int32, command: String?) -> Int32 {
-        if StandardStreams.outputWasClosed && command != "serve" {  // serve writes only its log, on stderr
-            try? FileHandle.standardError.write(contentsOf: Data("audiograph: \(StandardStreams.closedOutputLine)\n".utf8))
-            return status == 0 ? 1 : status
-        }
-        errno = 0
-        // print's buffer written; ferror: a write that failed earlier, when the buffer filled.
         let why: String
-        if fflush(stdout) != 0 || ferror(stdout) != 0 {
-            let e = errno
-            guard e != EPIPE else { return status }
-            why = e == 0 ? "a write failed" : String(cString: strerror(e))
+        if StandardStreams.outputWasClosed && command != "serve" {  // serve writes only its log, on stderr
+            why = StandardStreams.closedOutputLine
         } else if let failed = StandardStreams.outputFailureReason {
-            why = failed
+            why = "cannot write standard output: \(failed)"
         } else {
             return status
         }
-        try? FileHandle.standardError.write(contentsOf: Data("audiograph: cannot write standard output: \(why)\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("audiograph: \(why)\n".utf8))
         return status == 0 ? 1 : status
     }
 

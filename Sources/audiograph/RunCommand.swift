@@ -73,8 +73,6 @@ enum RunCommand: Command {
             throw UsageError("run: unexpected argument \"\(extra)\"" + (sound ? " (to run the graph on a file: --source \(extra))" : ""))
         }
         try args.finish(name)
-        // Standard output is the events' (written by the output queue), and nothing else's.
-        CStandardOutput.discard()
         var options = AudioEngine.Options(realtime: realtime)
         if let blockText {
             guard let b = Int(blockText), (16...65536).contains(b) else {

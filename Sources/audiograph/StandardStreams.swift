@@ -46,3 +46,11 @@ enum StandardStreams {
     /// The line a run or a command that writes standard output ends with when it was closed.
     static let closedOutputLine = "cannot write standard output: it was closed when audiograph started (nothing was written to it)"
 }
+
+/// `print` in this target: the text goes to standard output through
+/// ``StandardStreams/writeOutput(_:)`` (descriptor 1 directly, a failure kept for the end),
+/// not through C's `stdout` stream, which `main` points at /dev/null so that C libraries'
+/// stray text (PocketSphinx's grammar scanner echoes what it cannot read) stays out of it.
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    StandardStreams.writeOutput(items.map { "\($0)" }.joined(separator: separator) + terminator)
+}

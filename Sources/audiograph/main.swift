@@ -1,3 +1,4 @@
+import AudioGraphCore
 import Foundation
 
 // The audiograph command line: see `audiograph --help`. All logic lives in the
@@ -7,5 +8,6 @@ import Foundation
 // large"), the run ending as any failed write ends it, not a process killed without a word.
 signal(SIGXFSZ, SIG_IGN)
 StandardStreams.reserve()
+CStandardOutput.discard()  // this target's `print` writes descriptor 1 itself (StandardStreams.swift)
 let arguments = Array(CommandLine.arguments.dropFirst())
 exit(CLI.flushingStandardOutput(CLI.main(arguments), command: arguments.first))

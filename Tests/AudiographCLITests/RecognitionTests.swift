@@ -284,6 +284,8 @@ import Testing
         try "#JSGF V1.0;\ngrammar g;\n= go;\npublic <cmd> = stop;\n".write(to: gram, atomically: true, encoding: .utf8)
         let echoed = try CLI.run(["run", "graphs/command.json", "--source", wav.path, "--set", "asr.grammar=\(gram.path)", "--json"])
         #expect(echoed.status == 2 && echoed.stdout.isEmpty && echoed.stderr.contains("line 3"), "stdout \(echoed.stdout): \(echoed.stderr)")
+        let checked = try CLI.run(["validate", "graphs/command.json", "--set", "asr.grammar=\(gram.path)"])
+        #expect(checked.status == 2 && checked.stdout.isEmpty, "stdout \(checked.stdout)")
         // Grammars PocketSphinx builds with a warning and a search that never says a word, and
         // one it would end the process on (a weight over 1 on an empty arc).
         // And grammars too large or too slow to search (README: Grammars that cannot be searched).
