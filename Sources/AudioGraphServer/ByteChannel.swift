@@ -1,3 +1,4 @@
+import AudioGraphCore
 import Foundation
 import Synchronization
 
@@ -44,7 +45,7 @@ final class ByteChannel: @unchecked Sendable {
     func write(_ data: Data) -> Bool {
         writeLock.withLock { failure in
             if failure != 0 { return false }
-            let ok = data.withUnsafeBytes { writeFully(output, $0) }
+            let ok = data.withUnsafeBytes { writeFully(output, $0) } == nil
             if !ok { failure = errno == 0 ? EIO : errno }
             return ok
         }

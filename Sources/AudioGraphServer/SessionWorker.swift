@@ -75,7 +75,7 @@ public final class SessionWorker: @unchecked Sendable {
         let lines = LineReader(fd: fromWorker)
         var start = try JSONEncoder().encode(Start(options: options, rate: rate, channels: channels, width: width))
         start.append(0x0A)
-        let sent = start.withUnsafeBytes { writeFully(toWorker, $0) }
+        let sent = start.withUnsafeBytes { writeFully(toWorker, $0) } == nil
         guard sent, let first = lines.next(), let reply = try? JSONDecoder().decode(Reply.self, from: Data(first.utf8)), reply.started
         else {
             closeInput()
@@ -134,7 +134,7 @@ public final class SessionWorker: @unchecked Sendable {
             let n = UInt32(payload.count)
             var header = (kind.rawValue, UInt8(truncatingIfNeeded: n), UInt8(truncatingIfNeeded: n >> 8),
                           UInt8(truncatingIfNeeded: n >> 16), UInt8(truncatingIfNeeded: n >> 24))
-            let ok = withUnsafeBytes(of: &header) { writeFully(toWorker, $0) } && (payload.isEmpty || writeFully(toWorker, payload))
+            let ok = withUnsafeBytes(of: &header) { writeFully(toWorker, $0) } == nil && (payload.isEmpty || writeFully(toWorker, payload) == nil)
             if !ok { open = false; close(toWorker) }
             return ok
         }

@@ -72,12 +72,13 @@ enum CLI {
 
     /// A standard output that could not take what was printed (a full disk behind
     /// `> nodes.md`) or was closed is said on stderr and makes a successful `status` 1. A
-    /// reader that closed it (`| head`) wanted no more: not a failure.
-    static func flushingStandardOutput(_ status: Int32, command: String?) -> Int32 {
+    /// reader that closed it (`| head`) wanted no more: not a failure. `failure`: why what
+    /// the command wrote its own way (run's output queue) did not get there.
+    static func reportingStandardOutput(_ status: Int32, command: String?, failure: String? = nil) -> Int32 {
         let why: String
         if StandardStreams.outputWasClosed && command != "serve" {  // serve writes only its log, on stderr
             why = StandardStreams.closedOutputLine
-        } else if let failed = StandardStreams.outputFailureReason {
+        } else if let failed = failure ?? StandardStreams.outputFailureReason {
             why = "cannot write standard output: \(failed)"
         } else {
             return status

@@ -148,10 +148,7 @@ enum RunCommand: Command {
         // process ends with the session still whole.
         output.flush()  // exit() runs no defer
         // A transcript that did not reach its file (`> talk.txt` on a full disk) is a failure.
-        if let failure = StandardStreams.outputWasClosed ? StandardStreams.closedOutputLine : output.standardOutputFailure {
-            try? FileHandle.standardError.write(contentsOf: Data("audiograph: \(failure)\n".utf8))
-            if status == 0 { status = 1 }
-        }
+        status = CLI.reportingStandardOutput(status, command: name, failure: output.standardOutputFailure)
         withExtendedLifetime(session) { exit(status) }
     }
 }

@@ -16,13 +16,10 @@ enum StandardStreams {
     private static let outputFailure = Mutex<String?>(nil)
 
     /// Writes `text` to standard output without going through C's stream; a failure is kept
-    /// for the end (``outputFailureReason``), never a trap (FileHandle.write traps on one).
+    /// for the end (``outputFailureReason``).
     static func writeOutput(_ text: String) {
-        do { try FileHandle.standardOutput.write(contentsOf: Data(text.utf8)) } catch {
-            let reason = FileFailure.reason(error)
-            guard reason != String(cString: strerror(EPIPE)) else { return }
-            outputFailure.withLock { $0 = $0 ?? reason }
-        }
+        guard let e = Array(text.utf8).withUnsafeBytes({ writeFully(STDOUT_FILENO, $0) }), e != EPIPE else { return }
+        outputFailure.withLock { $0 = $0 ?? String(cString: strerror(e)) }
     }
 
     /// The first failure of ``writeOutput(_:)``, in the system's words.

@@ -48,7 +48,7 @@ package final class OutputQueue: Sendable {
         queue.async { [state, stdoutError] in
             // After standard output failed, what was meant for it is not tried again.
             let failedBefore = fd == STDOUT_FILENO && stdoutError.withLock { $0 } != nil
-            if !failedBefore, let e = Self.writeAll(bytes, to: fd), fd == STDOUT_FILENO, e != EPIPE {
+            if !failedBefore, let e = bytes.withUnsafeBytes { writeFully(fd, $0) }, fd == STDOUT_FILENO, e != EPIPE {
                 stdoutError.withLock { $0 = e }
             }
             state.withLock { $0.pending -= bytes.count }
@@ -64,39 +64,21 @@ package final class OutputQueue: Sendable {
             return (s.lostLines, s.lostBytes)
         }
         if lost.0 > 0 {
-            _ = Self.writeAll(Array(("audiograph: warning: \(lost.0) lines of output (\(lost.1) bytes) were not written: "
-                + "their reader fell more than \(Self.megabytes(capacity)) MiB behind\n").utf8), to: warnings)
+            let line = "audiograph: warning: \(lost.0) lines of output (\(lost.1) bytes) were not written: "
+                + "their reader fell more than \(Self.megabytes(capacity)) MiB behind\n"
+            _ = Array(line.utf8).withUnsafeBytes { writeFully(warnings, $0) }
         }
     }
 
-    /// Why standard output could not be written (a full disk, a closed descriptor), once
-    /// everything queued has been tried (after ``flush()``); nil when it took everything or
-    /// its reader closed it (`| head`: it wanted no more).
+    /// Why standard output could not be written, in the system's words (a full disk, a closed
+    /// descriptor), once everything queued has been tried (after ``flush()``); nil when it took
+    /// everything or its reader closed it (`| head`: it wanted no more).
     package var standardOutputFailure: String? {
-        stdoutError.withLock { $0 }.map { "cannot write standard output: \(String(cString: strerror($0))) (what followed was not written)" }
+        stdoutError.withLock { $0 }.map { String(cString: strerror($0)) }
     }
 
     /// `bytes` in MiB, as the warning gives them (a fraction below one).
     private static func megabytes(_ bytes: Int) -> String {
         bytes >= 1 << 20 ? String(bytes >> 20) : String(format: "%.2f", Double(bytes) / Double(1 << 20))
-    }
-
-    /// Writes all of `bytes`, across short writes and interruptions; the errno of a write
-    /// that fails otherwise (a full disk, a reader that closed it), nil when all was written.
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32? {
-        bytes.withUnsafeBytes { raw -> Int32? in
-            var offset = 0
-            while offset < raw.count {
-                let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n > 0 {
-                    offset += n
-                } else if n < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return n < 0 ? errno : EIO
-                }
-            }
-            return nil
-        }
     }
 }
