@@ -89,6 +89,11 @@ import Testing
         #expect(raw.stderr.contains("standard input: not a WAV file") && raw.stderr.contains("ffmpeg -i FILE -f wav -"), "\(raw.stderr)")
         let empty = try Self.run(["run", "graphs/transcribe.json", "--source", "-"], input: Data())
         #expect(empty.status == 1 && empty.stderr.contains("standard input: no audio came"), "\(empty.stderr)")
+        // A header whose chunks before the audio run past a megabyte (metadata, a cover).
+        var long = Data("RIFF".utf8) + Data([0xFF, 0xFF, 0xFF, 0xFF]) + Data("WAVELIST".utf8)
+        long += Data([0x00, 0x00, 0x20, 0x00]) + Data(count: 0x20_0000)
+        let unending = try Self.run(["run", "graphs/transcribe.json", "--source", "-"], input: long)
+        #expect(unending.status == 1 && unending.stderr.contains("standard input: no fmt chunk in the first 1 MB"), "\(unending.stderr)")
         let twice = try Self.run(["run", "graphs/transcribe.json", "--source", "-", "--source", "-"], input: Data())
         #expect(twice.status == 2 && twice.stderr.contains("can feed one input"), "\(twice.stderr)")
     }

@@ -33,7 +33,6 @@ package final class WAVStreamReader {
         self.name = name
         var bytes: [UInt8] = []
         var header: WAVHeader?
-        var failure = "nothing was read"
         var ended = false
         while header == nil {
             let n = Self.read(fd, into: &chunk, count: chunk.count)
@@ -45,11 +44,12 @@ package final class WAVStreamReader {
             switch parsed {
             case .success(let h): header = h
             case .failure(let error):
-                failure = error.message
                 // Past the RIFF header, a stream that is not WAV is so at once.
-                let notWAV = bytes.count >= 12 && failure.hasPrefix("not a WAV file")
-                if ended || notWAV || bytes.count >= Self.headerLimit {
-                    if bytes.isEmpty { failure = "no audio came (the stream was empty)" }
+                let notWAV = bytes.count >= 12 && error.message.hasPrefix("not a WAV file")
+                let tooLong = bytes.count >= Self.headerLimit
+                if ended || notWAV || tooLong {
+                    let failure = bytes.isEmpty ? "no audio came (the stream was empty)"
+                        : tooLong ? "\(error.message) in the first \(Self.headerLimit >> 20) MB" : error.message
                     throw EngineError(.audioFile, failure + (notWAV ? ": pipe WAV in" : ""), file: name,
                                       suggestion: notWAV ? "ffmpeg -i FILE -f wav -, sox FILE -t wav -, arecord -f S16_LE -r 16000 -t wav" : nil)
                 }
