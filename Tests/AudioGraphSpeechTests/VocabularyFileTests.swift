@@ -10,11 +10,18 @@ import Testing
                                       "IH", "IY", "JH", "K", "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T", "TH",
                                       "UH", "UW", "V", "W", "Y", "Z", "ZH", "SIL"]
 
-    func vocabulary(_ text: String, known: Set<String> = ["find", "restaurants"]) throws -> Vocabulary {
+    /// The vocabulary file `text` read against a dictionary knowing `known`; with `dictionary`,
+    /// the whole dictionary (its lines) the words it lacks are looked up in.
+    func vocabulary(_ text: String, known: Set<String> = ["find", "restaurants"], dictionary: String? = nil) throws -> Vocabulary {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("vocab-\(UUID().uuidString).txt")
         try text.write(to: url, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: url) }
-        return try Vocabulary(path: url.path, phones: Self.phones, known: { known.contains($0) })
+        guard let dictionary else { return try Vocabulary(path: url.path, phones: Self.phones, known: { known.contains($0) }) }
+        let dict = FileManager.default.temporaryDirectory.appendingPathComponent("dict-\(UUID().uuidString).dict")
+        try dictionary.write(to: dict, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: dict) }
+        return try Vocabulary(path: url.path, phones: Self.phones, known: { known.contains($0) },
+                              lookUp: { PronunciationDictionary.pronunciations(of: $0, in: dict.path) })
     }
 
     @Test func flitesPhonesAreTheModels() {
@@ -85,14 +92,8 @@ import Testing
     /// were refused with the whole file ("words are letters a-z and apostrophes"). A hyphen
     /// not between letters, and digits, are still refused, digits with how to write them.
     @Test func hyphenatedWordsAreTaken() throws {
-        let dict = FileManager.default.temporaryDirectory.appendingPathComponent("dict-\(UUID().uuidString).dict")
-        try "box B AA K S\nwi-fi W AY F AY\n".write(to: dict, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: dict) }
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vocab-\(UUID().uuidString).txt")
-        defer { try? FileManager.default.removeItem(at: url) }
-        try "Wi-Fi\nturn on the wi-fi\nx-box\nrock'n'roll\n".write(to: url, atomically: true, encoding: .utf8)
-        let v = try Vocabulary(path: url.path, phones: Self.phones, known: { ["turn", "on", "the"].contains($0) },
-                               lookUp: { PronunciationDictionary.pronunciations(of: $0, in: dict.path) })
+        let v = try vocabulary("Wi-Fi\nturn on the wi-fi\nx-box\nrock'n'roll\n", known: ["turn", "on", "the"],
+                               dictionary: "box B AA K S\nwi-fi W AY F AY\n")
         #expect(v.phrases == ["wi-fi", "turn on the wi-fi", "x-box", "rock'n'roll"])
         let x = try #require(FliteLexicon.pronunciation(of: "x"))
         #expect(v.words.map(\.spelling) == ["wi-fi", "x-box", "rock'n'roll"])
@@ -115,14 +116,8 @@ import Testing
         #expect(VocabularyEntry.folded("straße") == "strasse" && VocabularyEntry.folded("Ærø") == "aero")
         #expect(VocabularyEntry.folded("rock\u{2019}n\u{2019}roll") == "rock'n'roll")
         #expect(VocabularyEntry.folded("москва") == nil && VocabularyEntry.folded("b2b") == nil)
-        let dict = FileManager.default.temporaryDirectory.appendingPathComponent("dict-\(UUID().uuidString).dict")
-        try "cafe K AE F EY\n".write(to: dict, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: dict) }
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vocab-\(UUID().uuidString).txt")
-        defer { try? FileManager.default.removeItem(at: url) }
-        try "call Zoë\ncafé\nJosé\ndon\u{2019}t stop\n".write(to: url, atomically: true, encoding: .utf8)
-        let v = try Vocabulary(path: url.path, phones: Self.phones, known: { ["call", "don't", "stop"].contains($0) },
-                               lookUp: { PronunciationDictionary.pronunciations(of: $0, in: dict.path) })
+        let v = try vocabulary("call Zoë\ncafé\nJosé\ndon\u{2019}t stop\n", known: ["call", "don't", "stop"],
+                               dictionary: "cafe K AE F EY\n")
         #expect(v.phrases == ["call zoë", "café", "josé", "don't stop"])
         #expect(v.words.map(\.spelling) == ["zoë", "café", "josé"])
         #expect(v.words[0].phones == FliteLexicon.pronunciation(of: "zoe"), "\(v.words)")
