@@ -38,6 +38,9 @@ let package = Package(
         .target(name: "CPocketSphinxSupport", dependencies: ["CPocketSphinx"]),
         /// civetweb: HTTP, WebSocket framing and TLS for `audiograph serve` (no pkg-config file in Debian).
         .systemLibrary(name: "CCivetweb", providers: [.apt(["libcivetweb-dev"])]),
+        /// libwebsockets: the client's WebSocket and TLS, which verifies the server's
+        /// certificate and name (civetweb's client does neither).
+        .systemLibrary(name: "CLibWebsockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
         /// SIMD inner loops with run-time CPU dispatch (AVX2+FMA or SSE). No unsafe flags in
         /// any target: SwiftPM refuses them in a package other packages depend on by version.
         .target(name: "CDSPKernels"),
@@ -66,7 +69,7 @@ let package = Package(
         .target(name: "AudioGraphServer", dependencies: ["AudioGraph", "AudioGraphCore", "AudioGraphSpeech", "AudioGraphClient", "CCivetweb", "CCloseOnExec"]),
 
         /// Remote recognition and speech over `audiograph serve`'s WebSocket (no engine, no PocketSphinx).
-        .target(name: "AudioGraphClient", dependencies: ["AudioGraphResults", "CCivetweb"]),
+        .target(name: "AudioGraphClient", dependencies: ["AudioGraphResults", "CLibWebsockets"]),
 
         /// Nodes whose work is done by an `audiograph serve` (remote-recognizer).
         .target(name: "AudioGraphRemote", dependencies: ["AudioGraphCore", "AudioGraphConversation", "AudioGraphSpeech", "AudioGraphClient"]),
@@ -84,7 +87,7 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "AudioGraphCoreTests", dependencies: ["AudioGraphCore"]),
-        .testTarget(name: "AudioGraphClientTests", dependencies: ["AudioGraphClient", "AudioGraphTestSupport"]),
+        .testTarget(name: "AudioGraphClientTests", dependencies: ["AudioGraphClient", "AudioGraphTestSupport", "CLibWebsockets"]),
         .testTarget(name: "AudioGraphDSPTests", dependencies: ["AudioGraphDSP", "AudioGraph", "AudioGraphTestSupport"]),
         .testTarget(name: "AudioGraphSpeechTests", dependencies: ["AudioGraphSpeech", "AudioGraphTestSupport"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AudioGraphTestSupport"]),

@@ -14,13 +14,19 @@ public struct ServerEndpoint: Sendable {
     /// backoff: 0.25 s, 0.5 s, 1 s…); a server that takes the connection and does not answer
     /// within `timeout` is not tried again.
     public var attempts: Int
+    /// For `wss://`: a PEM file of the certificates to trust for the server's certificate, in
+    /// place of the system's certificate authorities (a private authority's certificate, or
+    /// a self-signed server's own). Either way the certificate must also name the URL's host.
+    public var certificateAuthorities: URL?
 
     /// An endpoint; `app` when the server checks keys.
-    public init(url: URL, app: (id: String, key: String)? = nil, timeout: Double = 10, attempts: Int = 3) {
+    public init(url: URL, app: (id: String, key: String)? = nil, timeout: Double = 10, attempts: Int = 3,
+                certificateAuthorities: URL? = nil) {
         self.url = url
         self.app = app
         self.timeout = timeout
         self.attempts = max(1, attempts)
+        self.certificateAuthorities = certificateAuthorities
     }
 
     /// The `/audiograph` WebSocket URL with the app's key.
@@ -35,8 +41,9 @@ public struct ServerEndpoint: Sendable {
 /// Why a remote session or vocalizer failed.
 public struct RemoteError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The server's error code (`busy`, `key`, `bad-request`, `session`, …), or the client's
-    /// own: `connection` (cannot connect), `connection-lost` (dropped mid-session), `timeout`,
-    /// `protocol` (an answer that makes no sense).
+    /// own: `connection` (cannot connect), `certificate` (a `wss://` server whose certificate
+    /// is not trusted or does not name its host), `connection-lost` (dropped mid-session),
+    /// `timeout`, `protocol` (an answer that makes no sense).
     public var code: String
     /// What happened, in words.
     public var message: String

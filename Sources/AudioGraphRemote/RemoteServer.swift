@@ -12,6 +12,8 @@ struct RemoteServer: Sendable {
             ParameterSpec("server", .string, help: "the server's URL, ws://HOST:PORT or wss://HOST:PORT"),
             ParameterSpec("app", .string, help: "app id, for a server with --keys"),
             ParameterSpec("key", .string, help: "app key, for a server with --keys"),
+            ParameterSpec("ca", .string, help: "for wss://: PEM file of the certificates to trust for the server's "
+                          + "(its own, or its private authority's; default: the system's authorities)"),
             ParameterSpec("timeout", .number(0.5...120), default: 10, unit: "s", help: timeout),
         ]
     }
@@ -29,7 +31,13 @@ struct RemoteServer: Sendable {
         }
         timeout = p.number("timeout")
         let app = p.string("app").map { ($0, p.string("key") ?? "") }
-        endpoint = ServerEndpoint(url: u, app: app, timeout: timeout, attempts: 2)
+        let ca = p.string("ca")
+        if let ca {
+            guard u.scheme == "wss" else { throw p.error("ca", "certificates are for a wss:// server; \"\(url)\" is not one") }
+            guard FileManager.default.isReadableFile(atPath: ca) else { throw p.error("ca", "\(ca): cannot read it") }
+        }
+        endpoint = ServerEndpoint(url: u, app: app, timeout: timeout, attempts: 2,
+                                  certificateAuthorities: ca.map { URL(fileURLWithPath: $0) })
     }
 
     /// The server could not be used at start (not there, a wrong key, a voice or graph it
@@ -39,6 +47,10 @@ struct RemoteServer: Sendable {
         switch e?.code {
         case "key": return EngineError(.server, "speech server \(url): the server refused the app key", parameter: "key")
         case "voice": return EngineError(.server, "speech server \(url): \(e!.message)", parameter: "voice")
+        case "certificate":
+            return EngineError(.server, "speech server \(url): \(e!.message)", parameter: "ca",
+                               suggestion: "a server whose certificate is its own or a private authority's: trust that certificate with "
+                               + "--server-ca FILE (PEM); the certificate must also name the URL's host")
         default:
             return EngineError(.server, "speech server \(url): \(e?.message ?? "\(error)")",
                                suggestion: "start one with `audiograph serve`, or check --server")

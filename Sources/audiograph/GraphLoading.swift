@@ -9,7 +9,7 @@ enum GraphLoading {
     /// `standardInput`: the format of the WAV audio on standard input, for `--source -` (the
     /// input becomes a stream-source of it; without it, of 16 kHz mono, as `validate` shows it).
     static func load(_ path: String, sources: [String], sinks: [String] = [], sets: [String], server: String? = nil,
-                     registry: NodeRegistry = .builtin, checkSources: Bool = false,
+                     serverCertificates: String? = nil, registry: NodeRegistry = .builtin, checkSources: Bool = false,
                      standardInput: StreamFormat? = nil) throws -> ValidatedGraph {
         guard let file = GraphLocator.find(path) else {
             throw GraphErrors([GraphError(
@@ -18,6 +18,7 @@ enum GraphLoading {
         }
         var graph = try GraphFile.load(file, registry: registry)
         if let server { try GraphEdits.server(server, in: &graph) }
+        if let serverCertificates { try GraphEdits.serverCertificates(serverCertificates, in: &graph) }
         for s in sources {
             let (node, file) = GraphEdits.splitTarget(s, graph: graph)
             if file == "-" {

@@ -7,7 +7,7 @@ enum RunCommand: Command {
     static let name = "run"
     static let abstract = "Run a graph until its inputs end or Ctrl-C."
     static let help = """
-        USAGE: audiograph run GRAPH.json [--source [NODE=]FILE]... [--sink [NODE=]FILE]... [--set NODE.PARAM=VALUE]... [--server URL] [--json] [--realtime]
+        USAGE: audiograph run GRAPH.json [--source [NODE=]FILE]... [--sink [NODE=]FILE]... [--set NODE.PARAM=VALUE]... [--server URL [--server-ca FILE]] [--json] [--realtime]
                audiograph run --list
 
         Runs the graph. GRAPH may also be the name of a bundled graph (`audiograph run
@@ -36,6 +36,10 @@ enum RunCommand: Command {
                                   an `audiograph serve`): recognizers become remote-recognizer
                                   nodes (a wake word too), speech-synths remote-synth nodes;
                                   capture, vad, end of speech, earcons and playback stay here.
+                                  For wss:// the server's certificate must be trusted by the
+                                  system and name the URL's host.
+          --server-ca FILE        Trust the certificates in FILE (PEM) for a wss:// server's
+                                  instead: its own, or its private authority's.
           --json                  Print one JSON event per line on stdout and nothing else there.
           --realtime              Pace file input to real time.
           --block FRAMES          Frames per block at the sources (default 1024).
@@ -61,6 +65,7 @@ enum RunCommand: Command {
         let sources = try args.options("--source"), sets = try args.options("--set"), sinks = try args.options("--sink")
         let json = args.flag("--json"), realtime = args.flag("--realtime")
         let server = try args.options("--server").last
+        let serverCertificates = try args.options("--server-ca").last
         let blockText = try args.options("--block").last
         guard let path = try? args.positional("graph file") else {
             throw UsageError("run: missing graph file (a graph file, or a bundled graph's name: `audiograph run --list`; "
@@ -83,7 +88,8 @@ enum RunCommand: Command {
 
         let signals = SignalHandler()
         let standardInput = try StandardInputAudio.open(for: sources)
-        let graph = try GraphLoading.load(path, sources: sources, sinks: sinks, sets: sets, server: server, checkSources: true,
+        let graph = try GraphLoading.load(path, sources: sources, sinks: sinks, sets: sets, server: server,
+                                            serverCertificates: serverCertificates, checkSources: true,
                                           standardInput: standardInput?.format)
         GraphLoading.printNotices(graph)
         // The live area (partial, status, level) only on a terminal that can move its cursor

@@ -1,4 +1,5 @@
 import AudioGraphClient
+import CLibWebsockets
 import Foundation
 import Synchronization
 import Testing
@@ -6,11 +7,11 @@ import Testing
 /// The Swift client against servers that take the connection and then say nothing: each call
 /// fails with `timeout` once the endpoint's timeout has passed, instead of waiting for ever.
 /// (Before, a silent listener held `start()` for civetweb's own minute, and a server that
-/// answered the handshake and nothing else held it until the server closed.) And against a
-/// server whose one message is JSON nested too deep to parse on civetweb's small stack.
+/// answered the handshake and nothing else held it until the server closed.) And against
+/// servers that ping, close, or send messages too deep or too large to take.
 @Suite struct QuietServerTests {
     /// A TCP listener on a free loopback port that accepts and reads, and answers nothing, or
-    /// only the WebSocket handshake's status line (civetweb's client checks the 101), then
+    /// only the WebSocket handshake (its accept hash right: the client checks it), then
     /// optionally one text message (in fragments of 1 MiB).
     final class QuietServer: @unchecked Sendable {
         let port: Int
@@ -44,8 +45,9 @@ import Testing
                     accepted.fds.withLock { $0.append(c) }
                     guard handshake else { continue }
                     var request = [UInt8](repeating: 0, count: 4096)
-                    _ = read(c, &request, request.count)
-                    let reply = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: x\r\n\r\n"
+                    let n = read(c, &request, request.count)
+                    let reply = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        + "Sec-WebSocket-Accept: \(Self.acceptHash(String(decoding: request.prefix(max(0, n)), as: UTF8.self)))\r\n\r\n"
                     _ = reply.withCString { write(c, $0, strlen($0)) }
                     if let message {
                         // In fragments of at most 1 MiB (a text frame, then continuations).
@@ -81,6 +83,17 @@ import Testing
                     }
                 }
             }
+        }
+
+        /// The handshake's Sec-WebSocket-Accept for a request (RFC 6455 4.2.2): SHA-1 of its key
+        /// and the protocol's GUID, in base 64.
+        static func acceptHash(_ request: String) -> String {
+            let key = request.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") }?
+                .dropFirst("sec-websocket-key:".count).trimmingCharacters(in: .whitespaces) ?? ""
+            let text = Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8)
+            var digest = [UInt8](repeating: 0, count: 20)
+            _ = SHA1(text, text.count, &digest)
+            return Data(digest).base64EncodedString()
         }
 
         /// Reads a client's (masked) frames until the connection ends, handing each over.
@@ -196,8 +209,8 @@ import Testing
     }
 
     @Test func aMessageNestedTooDeepIsAnErrorNotACrash() async throws {
-        // 500 levels: Foundation takes up to 512, and parsing them on the thread civetweb
-        // calls the client on overflowed its stack (the process died). The frame is written
+        // 500 levels: Foundation takes up to 512, and parsing them on the thread the
+        // WebSocket library calls the client on overflowed its stack (the process died). The frame is written
         // with a 16- or 64-bit length, so the message must be at least 126 bytes long.
         let deep = String(repeating: "{\"a\":", count: 500) + "1" + String(repeating: "}", count: 500)
         let server = try QuietServer(handshake: true, says: "{\"type\":\"started\",\"x\":\(deep)}")
@@ -207,7 +220,7 @@ import Testing
     }
 
     @Test func aMessagePastTheLargestIsAnErrorNotAllMemory() async throws {
-        // A server may send fragments without end (civetweb hands each frame over as it
+        // A server may send fragments without end (the library hands each piece over as it
         // comes); here 17 of 1 MiB.
         let huge = "{\"type\":\"started\",\"x\":\"" + String(repeating: "x", count: 17 << 20) + "\"}"
         let server = try QuietServer(handshake: true, says: huge)

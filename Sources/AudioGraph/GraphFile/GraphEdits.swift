@@ -124,6 +124,17 @@ public enum GraphEdits {
         }
     }
 
+    /// Has every remote node (after ``server(_:in:)``) trust the certificates in the PEM file
+    /// at `path` for its `wss://` server (`run --server-ca`): a server with a certificate of its
+    /// own or of a private authority.
+    public static func serverCertificates(_ path: String, in graph: inout GraphDescription) throws(GraphError) {
+        let remote = graph.nodes.indices.filter { ["remote-recognizer", "remote-synth"].contains(graph.nodes[$0].type) }
+        guard !remote.isEmpty else {
+            throw GraphError(.badOverride, "--server-ca: the graph has nothing remote (give --server wss://HOST:PORT too)", file: graph.file)
+        }
+        for i in remote { graph.nodes[i].params["ca"] = .string(path) }
+    }
+
     /// Replaces a playback node (`pulse-sink`) with a `wav-sink` writing `path`, so a graph
     /// that speaks can run offline. `target` names the node; when nil the graph must have
     /// exactly one playback node.
