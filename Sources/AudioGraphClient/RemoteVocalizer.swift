@@ -47,15 +47,26 @@ public final class RemoteVocalizer: Sendable {
     /// ``speak(_:voice:rate:onStart:onAudio:)`` in its turn.
     private func speakInTurn(_ text: String, voice: String, rate: Double, onStart: (@Sendable (_ sampleRate: Int) -> Void)?,
                              onAudio: (@Sendable ([Float]) -> Void)?) async throws -> Speech {
-        let l: SocketLink
-        if let open = link.withLock({ $0 }) {
-            l = open
-        } else {
-            l = try await SocketLink.open(endpoint)
-            link.withLock { $0 = l }
+        // The connection waits open between speaks; a server or proxy closes it once it has
+        // been idle a while (the server's --idle-timeout, 30 s), and a speak then connects
+        // again, as one whose send finds it closed at that moment does.
+        var kept = link.withLock { $0 }
+        if let k = kept, !k.isOpen { link.withLock { $0 = nil }; kept = nil }
+        var opened: SocketLink
+        if let kept { opened = kept } else {
+            opened = try await SocketLink.open(endpoint)
+            link.withLock { $0 = opened }
         }
+        let speak: [String: Any] = ["type": "speak", "text": text, "voice": voice, "rate": rate]
         do {
-            try await l.sendOpening(["type": "speak", "text": text, "voice": voice, "rate": rate])
+            try await opened.sendOpening(speak)
+        } catch let e as RemoteError where e.code == "connection-lost" && kept != nil {
+            opened = try await SocketLink.open(endpoint)
+            link.withLock { $0 = opened }
+            try await opened.sendOpening(speak)
+        }
+        let l = opened
+        do {
             var speech = Speech(samples: [], sampleRate: 16000, cancelled: false)
             // A fault after the speech began (`too-long`: the server's limit) is followed by
             // the speech's end: read to it, so the next speak does not take it for its own.

@@ -33,8 +33,19 @@ public struct ServerEndpoint: Sendable {
     var socketURL: URL {
         var c = URLComponents(url: url, resolvingAgainstBaseURL: false) ?? URLComponents()
         c.path = "/audiograph"
-        if let app { c.queryItems = [URLQueryItem(name: "app", value: app.id), URLQueryItem(name: "key", value: app.key)] }
+        if let app {
+            // All but RFC 3986's unreserved characters percent-encoded: the server reads a
+            // query as a form does ('+' is a space), and keys are often base 64 ('+', '/',
+            // '='), which URLQueryItem leaves as they are.
+            c.percentEncodedQuery = "app=\(Self.formEncoded(app.id))&key=\(Self.formEncoded(app.key))"
+        }
         return c.url ?? url
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    private static func formEncoded(_ s: String) -> String {
+        s.addingPercentEncoding(withAllowedCharacters: unreserved) ?? s
     }
 }
 

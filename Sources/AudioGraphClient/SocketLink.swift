@@ -193,6 +193,10 @@ final class SocketLink: @unchecked Sendable {
         } ?? fallback
     }
 
+    /// Whether the connection is up and nobody has begun to close it (the server's close has
+    /// not come): a link kept between exchanges is used again only then.
+    var isOpen: Bool { shared.withLock { $0.connected && !$0.ended && !$0.closing } }
+
     /// The next message, in order; throws `connection-lost` when the connection drops.
     func receive() async throws -> Message {
         let lostError = RemoteError(code: "connection-lost", message: "the connection to the server dropped")

@@ -120,6 +120,25 @@ import Testing
         }
     }
 
+    /// Two questions with a pause between them longer than the server's idle limit (1 s
+    /// here, 30 s by default): the speech connection, idle between the answers, is closed by
+    /// the server, and the second answer connects again. Before, the second answer failed
+    /// ("the connection to the server dropped") and the run ended with an error.
+    @Test(.flite) func anAnswerAfterTheServersIdleLimitConnectsAgain() throws {
+        let user = try #require(Flite.script([("hello computer", 1.5), ("find japanese restaurants nearby", 7),
+                                              ("hello computer", 1.5), ("find japanese restaurants nearby", 4)]))
+        let server = try Server(arguments: ["--idle-timeout", "1"])
+        defer { server.kill() }
+        let answer = CLI.tempDir().appendingPathComponent("answers.wav")
+        // In real time, so the pause is one on the clock too.
+        let r = try CLI.run(["run", "Graphs/assistant-remote.json", "--source", user.path, "--sink", answer.path,
+                             "--json", "--realtime", "--server", server.url], timeout: 120)
+        #expect(r.status == 0, "\(r.stderr)")
+        let ends = r.stdoutLines.filter { $0.contains(#""type":"speak-end""#) && $0.contains(#""cancelled":false"#) }
+        #expect(ends.count == 2, "\(r.stdout)")
+        #expect(!r.stdoutLines.contains { $0.contains(#""type":"error""#) }, "\(r.stdout)")
+    }
+
     /// A remote-synth whose server dies before the answer: the run ends with an error naming
     /// the server and the node, and nothing hangs (the recognizer here is local).
     @Test(.flite) func aRemoteSynthWhoseServerDiesEndsTheRunWithAnErrorNamingIt() throws {

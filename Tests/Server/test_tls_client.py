@@ -1,6 +1,6 @@
 """The client's wss:// (`audiograph run --server wss://…`, the AudioGraphClient library under it)
 through Debian's haproxy ending TLS in front of a real server: the server's certificate must be
-trusted and name the URL's host before the app key is sent. Certificates are made with the
+trusted and name the URL's host before the app key is sent, and the key arrives as written. Certificates are made with the
 openssl command: one self-signed, and a private authority's two (one for localhost, one for
 another name)."""
 import os
@@ -50,6 +50,7 @@ def fronts():
     keys = os.path.join(folder, "apps.keys")
     with open(keys, "w") as f:
         f.write("kiosk s3cret\n")
+        f.write(f"base64 {KEY}\n")
     server = Server("--keys", keys, wyoming=None)
     ports = {name: free_port() for name in ("self", "good", "other")}
     lines = ["defaults", "  mode http", "  timeout connect 2s", "  timeout client 60s", "  timeout server 60s",
@@ -77,9 +78,13 @@ def fronts():
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def transcribe(path, url, *extra, env=None):
+# A key as `openssl rand -base64` makes them, with the query's own characters besides.
+KEY = "q+7/Zx==&key=%41;"
+
+
+def transcribe(path, url, *extra, env=None, app=("kiosk", "s3cret")):
     out = subprocess.run([BINARY, "run", "transcribe", "--source", path, "--server", url,
-                          "--set", "asr.app=kiosk", "--set", "asr.key=s3cret", *extra],
+                          "--set", f"asr.app={app[0]}", "--set", f"asr.key={app[1]}", *extra],
                          capture_output=True, text=True, timeout=60, cwd=ROOT, env=dict(os.environ, **(env or {})))
     finals = [line for line in out.stdout.splitlines() if "] " in line]
     return out.returncode, finals, out.stderr
@@ -141,3 +146,11 @@ def test_server_ca_mistakes_are_one_line_and_exit_2(fronts, speech):
     out = subprocess.run([BINARY, "run", "transcribe", "--source", path, "--server-ca", f"{folder}/ca.pem"],
                          capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert out.returncode == 2 and "--server-ca: the graph has nothing remote" in out.stderr, out.stderr
+
+
+def test_a_key_with_the_urls_own_characters_arrives_as_written(fronts, speech):
+    folder, ports, server = fronts
+    path = speech("find japanese restaurants nearby")
+    code, finals, err = transcribe(path, f"wss://localhost:{ports['good']}", "--server-ca", f"{folder}/ca.pem", app=("base64", KEY))
+    assert code == 0 and "japanese restaurants nearby" in finals[0], err
+    assert "app=base64" in server.text()
