@@ -122,22 +122,30 @@ public final class RemoteRecognitionSession: Sendable {
         link.withLock { $0 = l }
         let continuation = self.continuation
         Task.detached {
+            // The server's session limit (`too-long`) stops the session as `stop()` does: the
+            // utterance in flight gets its final, then the end. They are read and delivered
+            // before the fault is thrown.
+            var stopped: RemoteError?
             do {
                 while true {
                     guard case .json(let m) = try await l.receive() else { continue }
                     if let fault = RemoteError(serverMessage: m) {
-                        continuation.finish(throwing: fault)
+                        if fault.code == "too-long" && stopped == nil {
+                            stopped = fault
+                            continue
+                        }
+                        continuation.finish(throwing: stopped ?? fault)
                         break
                     }
                     guard let e = RemoteEvent.parse(m) else { continue }
                     continuation.yield(e)
                     if case .end = e {
-                        continuation.finish()
+                        if let stopped { continuation.finish(throwing: stopped) } else { continuation.finish() }
                         break
                     }
                 }
             } catch {
-                continuation.finish(throwing: error)
+                continuation.finish(throwing: stopped ?? error)
             }
             l.close()
         }

@@ -19,8 +19,11 @@ import Synchronization
 /// assistant's recognizer: `wake` and `assistant` events come back too, for a speech-synth
 /// (or remote-synth) connected to `results` to answer. What the graph plays (`gate`) is
 /// sent as silence, as a local recognizer leaves it out. A server that is not there fails `prepare`
-/// (one error line); a connection lost mid-run is an `error` event naming the server, and
-/// the run ends.
+/// (one error line). With live input a session the server ends or loses mid-run (a restart,
+/// a drain, its session limit, a proxy's timeout) is started again, with backoff, while the
+/// ring keeps 5 s of what comes (`warning` events say so); its times and utterance numbers go
+/// on from the run's. With file input it is an `error` event naming the server, and the run
+/// ends (the finals of what the server heard first).
 public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     /// The `remote-recognizer` node type.
     public static let descriptor = NodeDescriptor(
@@ -48,32 +51,38 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     var options: RemoteRecognitionSession.Options
     /// To connect, and for the last results after the audio.
     var timeout: Double { server.timeout }
-    private var ring = FrameRing(channels: 1, capacity: 1)
-    private var isLive = false
-    private var renderReady = Readiness()
-    private var eventsReady = Wakeup()
+    var ring = FrameRing(channels: 1, capacity: 1)
+    var isLive = false
+    var renderReady = Readiness()
+    var eventsReady = Wakeup()
     private var gate = PlaybackGate()
     /// Silence written for gated audio (10 ms at 16 kHz: the gate's grain).
     private let silence = [Float](repeating: 0, count: 160)
     private var session: RemoteRecognitionSession?
-    private let pending = Mutex<[EngineEvent]>([])
-    private let inputEnded = Atomic<Bool>(false)
+    let pending = Mutex<[EngineEvent]>([])
+    let inputEnded = Atomic<Bool>(false)
     /// File input: the input's end is in the ring (render thread).
     private var endWritten = false
     private var endWrittenAt = 0.0
     static let noLastResults: Int32 = 2
     /// The server's events have all come (its session ended, or the connection failed).
-    private let received = Atomic<Bool>(false)
+    let received = Atomic<Bool>(false)
     /// ...and have all been delivered: the delivery thread found none left after they came
     /// (it hands a round's events to observers before it asks again).
     private let delivered = Atomic<Bool>(false)
-    private let failed = Atomic<Bool>(false)
-    private let lost = Atomic<Int>(0)
+    let failed = Atomic<Bool>(false)
+    /// Live input: frames the ring had no room for, and frames read for a session whose
+    /// connection had dropped (both unheard); frames read from the ring in all.
+    let lost = Atomic<Int>(0)
+    let unsent = Atomic<Int>(0)
+    let taken = Atomic<Int>(0)
+    /// The session audio goes to; nil while one is started again (live input).
+    let current = Mutex<RemoteRecognitionSession?>(nil)
     /// Sends what the render thread writes, woken by it (no polling).
-    private let sender = WorkerThread(name: "audiograph.remote-send")
-    private var receiver: Task<Void, Never>?
-    private let sent = DispatchSemaphore(value: 0)
-    private let done = DispatchSemaphore(value: 0)
+    let sender = WorkerThread(name: "audiograph.remote-send")
+    var receiver: Task<Void, Never>?
+    let sent = DispatchSemaphore(value: 0)
+    let done = DispatchSemaphore(value: 0)
 
     init(_ p: ResolvedParameters) throws(GraphError) {
         server = try RemoteServer(p)
@@ -117,6 +126,9 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         received.store(false, ordering: .relaxed)
         delivered.store(false, ordering: .relaxed)
         failed.store(false, ordering: .relaxed)
+        lost.store(0, ordering: .relaxed)
+        unsent.store(0, ordering: .relaxed)
+        taken.store(0, ordering: .relaxed)
         options.sampleRate = Int(context.inputFormats[0].sampleRate)
         let s = RemoteRecognitionSession(server.endpoint, options: options)
         do {
@@ -126,47 +138,6 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         }
         session = s
         startTasks(s)
-    }
-
-    private func startTasks(_ s: RemoteRecognitionSession) {
-        let ring = self.ring
-        let readiness = renderReady
-        let wake = eventsReady
-        let box = UncheckedSendable(self)
-        sender.start { worker in
-            let node = box.value
-            var block = [Float](repeating: 0, count: 1600)
-            var pcm = Data(count: 3200)
-            while true {
-                let n = block.withUnsafeMutableBufferPointer { ring.read(interleaved: $0.baseAddress!, frames: 1600) }
-                if n > 0 {
-                    readiness.signal()
-                    PCM16.encode(block[0..<n], into: &pcm)
-                    do { try s.appendNow(pcm: pcm) } catch { break }
-                    continue
-                }
-                if node.inputEnded.load(ordering: .acquiring) && ring.available == 0 || worker.isStopping { break }
-                worker.wake.wait(timeout: 0.5) { ring.available > 0 || node.inputEnded.load(ordering: .acquiring) || worker.isStopping }
-            }
-            try? blocking { try await s.stop() }
-            node.sent.signal()
-        }
-        receiver = Task.detached { [self] in
-            do {
-                for try await e in s.events {
-                    if let event = Self.convert(e) {
-                        pending.withLock { $0.append(event) }
-                        wake.signal()  // the delivery thread takes it now, not at its next round
-                    }
-                }
-            } catch {
-                failed.store(true, ordering: .releasing)
-                pending.withLock { $0.append(.error(server.failure(error))) }
-            }
-            received.store(true, ordering: .releasing)
-            wake.signal()
-            done.signal()
-        }
     }
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
@@ -246,7 +217,7 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
             throw noLastResults
         }
         self.session = nil
-        let n = lost.load(ordering: .relaxed)
+        let n = lost.load(ordering: .relaxed) + unsent.load(ordering: .relaxed)
         if n > 0 { pending.withLock { $0.append(.overrun(node: "", lost: n)) } }
     }
 

@@ -11,11 +11,12 @@ import Testing
         let url: String
         let log: URL
 
-        init(arguments: [String] = []) throws {
+        /// `port`: the WebSocket port (default: a free one the server picks).
+        init(arguments: [String] = [], port: Int = 0) throws {
             log = CLI.tempDir().appendingPathComponent("serve.log")
             FileManager.default.createFile(atPath: log.path, contents: nil)
             process.executableURL = CLI.binary
-            process.arguments = ["serve", "--wyoming", "none", "--http", "127.0.0.1:0", "--graphs",
+            process.arguments = ["serve", "--wyoming", "none", "--http", "127.0.0.1:\(port)", "--graphs",
                                  CLI.packageRoot.appendingPathComponent("Graphs").path] + arguments
             process.standardError = try FileHandle(forWritingTo: log)
             process.standardOutput = FileHandle.nullDevice
@@ -118,6 +119,23 @@ import Testing
             let heard = try CLI.run(["run", "Graphs/transcribe.json", "--source", answer.path])
             #expect(heard.stdout.contains("japanese restaurants nearby"), "\(graph): the answer said \(heard.stdout)")
         }
+    }
+
+    /// A file longer than the server's session limit: the server stops the session at the
+    /// limit as a stop does (the second utterance, cut there, is "turn on"), and the finals of
+    /// what it heard come before the error (live
+    /// input starts a new session instead: `aLiveRunOutlivesItsServersRestart`). Before, the
+    /// client stopped reading at the server's `too-long` and its finals were lost.
+    @Test(.flite) func theFinalsBeforeTheServersSessionLimitAreDelivered() throws {
+        let user = try #require(Flite.script([("find japanese restaurants nearby", 1.5), ("turn on the kitchen light", 1.5),
+                                              ("what time is it", 1.5)]))
+        let server = try Server(arguments: ["--max-session-seconds", "5"])
+        defer { server.kill() }
+        let r = try CLI.run(["run", "Graphs/dictation.json", "--source", user.path, "--json", "--server", server.url])
+        #expect(r.status == 1, "\(r.stderr)")
+        let finals = Self.finals(r)
+        #expect(finals.count == 2 && finals[0].contains("japanese restaurants") && finals[1].contains("\"text\":\"turn on"), "\(r.stdout)")
+        #expect(r.stderr.contains("session longer than 5 s of audio"), "\(r.stderr)")
     }
 
     /// Two questions with a pause between them longer than the server's idle limit (1 s

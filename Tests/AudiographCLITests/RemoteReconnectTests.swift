@@ -1,0 +1,64 @@
+import AudioGraphTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// A thin device (`run --server`, live input) outlives its server: a server restarted
+/// mid-run (a deploy, a crash; a drain's end, the server's session limit and an idle proxy
+/// end a session the same way) is connected to again, and the run goes on.
+extension PulseIntegrationTests {
+    /// A port nobody listens on now.
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Dictation through a server killed after the first utterance's final and started again
+    /// on the same port: the second utterance is recognised too, on the run's clock (its
+    /// times go on from the first's, its number is 2), and the run says what happened.
+    /// Before, the run ended with an error at the kill.
+    @Test(.flite, .pulseDaemon) func aLiveRunOutlivesItsServersRestart() throws {
+        let user = try #require(Flite.script([("find japanese restaurants nearby", 6), ("turn on the kitchen light", 3)]))
+        let samples = try WAVFixture.read(user).samples.map { Int16(truncatingIfNeeded: $0) }
+        let pipe = try #require(Self.pipe)
+        let port = Self.freePort()
+        let first = try RemoteRecognizerTests.Server(port: port)
+        let second = Mutex<RemoteRecognizerTests.Server?>(nil)
+        defer {
+            first.kill()
+            second.withLock { $0?.kill() }
+        }
+        let seconds = Double(samples.count) / 16000
+        let r = try CLI.run(["run", "graphs/dictation.json", "--json", "--set", "mic.device=agtest_pipe",
+                             "--server", "ws://127.0.0.1:\(port)"],
+                            interruptAfter: [3 + seconds + 3], timeout: seconds + 60,
+                            during: {
+                                Thread.detachNewThread { Self.feed(samples, to: pipe, after: 3) }
+                                // The first utterance is over at about 5 s, its final at 6; the second begins at 11.
+                                usleep(7_500_000)
+                                first.kill()
+                                let again = try? RemoteRecognizerTests.Server(port: port)
+                                second.withLock { $0 = again }
+                            })
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let finals = events.filter { $0["type"] as? String == "final" }
+        let texts = finals.map { $0["text"] as? String ?? "" }
+        try #require(finals.count == 2, "\(r.stdout)")
+        #expect(texts[0].contains("japanese restaurants") && texts[1].contains("kitchen light"), "\(texts)")
+        #expect(finals.map { $0["utterance"] as? Int } == [1, 2])
+        let (end1, start2) = ((finals[0]["end"] as? Double) ?? 0, (finals[1]["start"] as? Double) ?? 0)
+        #expect(start2 > end1 + 4, "the second utterance at \(start2) s, the first ended at \(end1) s")
+        let warnings = events.filter { $0["type"] as? String == "warning" }.compactMap { $0["message"] as? String }
+        #expect(warnings.contains { $0.contains("connecting again") } && warnings.contains { $0.contains("connected again") }, "\(warnings)")
+        #expect(second.withLock { $0 != nil }, "the second server did not start")
+    }
+}
