@@ -61,8 +61,11 @@ extension PulseIntegrationTests {
         return try CLI.run(["run", g.path, "--json"], interruptAfter: [0.6 + seconds + stall + 1.4], timeout: 40,
                            during: { Self.feed(fed, to: pipe, after: 0.6) },
                            started: { pid in
+                               // 1.7 s after the start: the sound (fed from 0.6 s) is playing by
+                               // then. At 1.3 s a slow start had not begun to play, nothing was
+                               // delayed, and the silence played whole (2.42 s: 1 run in 10 here).
                                Thread {
-                                   usleep(1_300_000)
+                                   usleep(1_700_000)
                                    kill(pid, SIGSTOP)
                                    usleep(UInt32(stall * 1e6))
                                    kill(pid, SIGCONT)
