@@ -51,7 +51,11 @@ extension RemoteRecognizer {
                 var fault: (any Error)?
                 do {
                     for try await e in session.events {
-                        if case .final(let r) = e { utterances = max(utterances, r.utterance + origin.utterances) }
+                        switch e {
+                        case .final(let r): utterances = max(utterances, r.utterance + origin.utterances)
+                        case .partial(let u, _): utterances = max(utterances, u + origin.utterances)
+                        default: break
+                        }
                         if let event = Self.convert(e, from: origin) {
                             pending.withLock { $0.append(event) }
                             wake.signal()  // the delivery thread takes it now, not at its next round

@@ -1,4 +1,5 @@
 import AudioGraphClient
+import AudioGraphTestSupport
 import CLibWebsockets
 import Foundation
 import Synchronization
@@ -24,19 +25,9 @@ import Testing
         private let accepted = Accepted()
 
         init(handshake: Bool, ping: Bool = false, says message: String? = nil, closesWith closeCode: UInt16? = nil) throws {
-            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard let (listener, port) = LoopbackSocket.bound(listening: true) else { throw RemoteError(code: "test", message: "cannot listen") }
             self.listener = listener
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { p in
-                    bind(listener, p, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, p, &length) == 0
-                }
-            }
-            guard bound else { throw RemoteError(code: "test", message: "cannot listen") }
-            port = Int(UInt16(bigEndian: address.sin_port))
+            self.port = port
             let accepted = self.accepted
             Thread.detachNewThread {
                 while true {

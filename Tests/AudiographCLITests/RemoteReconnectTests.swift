@@ -7,20 +7,6 @@ import Testing
 /// mid-run (a deploy, a crash; a drain's end, the server's session limit and an idle proxy
 /// end a session the same way) is connected to again, and the run goes on.
 extension PulseIntegrationTests {
-    /// A port nobody listens on now.
-    static func freePort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// Dictation through a server killed after the first utterance's final and started again
     /// on the same port: the second utterance is recognised too, on the run's clock (its
     /// times go on from the first's, its number is 2), and the run says what happened.
@@ -29,7 +15,7 @@ extension PulseIntegrationTests {
         let user = try #require(Flite.script([("find japanese restaurants nearby", 6), ("turn on the kitchen light", 3)]))
         let samples = try WAVFixture.read(user).samples.map { Int16(truncatingIfNeeded: $0) }
         let pipe = try #require(Self.pipe)
-        let port = Self.freePort()
+        let port = try #require(LoopbackSocket.freePort())
         let first = try RemoteRecognizerTests.Server(port: port)
         let second = Mutex<RemoteRecognizerTests.Server?>(nil)
         defer {

@@ -52,18 +52,8 @@ import Testing
     /// A run still starting is ended by a second signal there and then: here its server takes
     /// the connection and never answers, which would hold the start for the node's two minutes.
     @Test func aSecondSignalWhileStartingEndsTheProcess() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (listener, port) = try #require(LoopbackSocket.bound(listening: true))
         defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && listen(listener, 8) == 0
-                && getsockname(listener, $0, &length) == 0 }
-        }
-        try #require(bound)
-        let port = Int(UInt16(bigEndian: address.sin_port))
         let r = try CLI.run(["run", "Graphs/dictation.json", "--source", try RemoteRecognizerTests.silence(), "--json",
                              "--server", "ws://127.0.0.1:\(port)", "--set", "asr.timeout=120"],
                             interruptAfter: [2.0, 2.5], timeout: 60)
