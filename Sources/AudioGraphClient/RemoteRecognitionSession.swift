@@ -122,15 +122,16 @@ public final class RemoteRecognitionSession: Sendable {
         link.withLock { $0 = l }
         let continuation = self.continuation
         Task.detached {
-            // The server's session limit (`too-long`) stops the session as `stop()` does: the
-            // utterance in flight gets its final, then the end. They are read and delivered
-            // before the fault is thrown.
+            // The server's session limit (`too-long`), and a draining server between
+            // utterances (`draining`), stop the session as `stop()` does: the utterance in
+            // flight gets its final, then the end. They are read and delivered before the
+            // fault is thrown.
             var stopped: RemoteError?
             do {
                 while true {
                     guard case .json(let m) = try await l.receive() else { continue }
                     if let fault = RemoteError(serverMessage: m) {
-                        if fault.code == "too-long" && stopped == nil {
+                        if ["too-long", "draining"].contains(fault.code) && stopped == nil {
                             stopped = fault
                             continue
                         }

@@ -82,6 +82,57 @@ def test_sigterm_drains(speech):
         s.stop()
 
 
+def test_a_draining_server_ends_a_streaming_session_between_utterances(speech):
+    """A thin device's session (`run --server`: audio for as long as the device runs) on a
+    server told to stop: once an utterance has ended and the next has not begun, the server
+    delivers what it heard, says `draining`, ends the session and exits, long before its
+    30 s wait for sessions in flight (the device connects again, to another server)."""
+    s = Server("--http", "127.0.0.1:0", wyoming=None)
+    path = speech("find japanese restaurants nearby", pad=0.3)
+    with wave.open(path) as w:
+        data = w.readframes(w.getnframes())
+    said = {}
+
+    async def go():
+        async with websockets.connect(f"ws://127.0.0.1:{s.http_port}/audiograph") as ws:
+            await ws.send(json.dumps({"type": "start", "graph": "dictation"}))
+            assert json.loads(await ws.recv())["type"] == "started"
+            got = []
+
+            async def read():
+                async for m in ws:
+                    if isinstance(m, str):
+                        e = json.loads(m)
+                        got.append(e)
+                        if e["type"] == "final" and "sigterm" not in said:
+                            said["sigterm"] = time.monotonic()
+                            s.proc.send_signal(signal.SIGTERM)
+                        if e["type"] == "end":
+                            return
+            reader = asyncio.create_task(read())
+            try:
+                for i in range(0, len(data), 3200):  # the speech, then silence, in real time
+                    await ws.send(data[i:i + 3200])
+                    await asyncio.sleep(0.1)
+                deadline = time.monotonic() + 20
+                while not reader.done() and time.monotonic() < deadline:
+                    await ws.send(bytes(3200))
+                    await asyncio.sleep(0.1)
+            except websockets.exceptions.ConnectionClosed:
+                pass
+            await asyncio.wait_for(reader, 5)
+            return got
+    try:
+        got = run(go())
+        types = [e["type"] for e in got]
+        assert types.count("final") == 1 and types[-1] == "end", types
+        assert [e.get("code") for e in got if e["type"] == "error"] == ["draining"], got
+        assert s.proc.wait(15) == 0
+        assert time.monotonic() - said["sigterm"] < 10  # not the drain's 30 s
+    finally:
+        s.stop()
+
+
 def haproxy_config(folder, wy_front, ws_front, servers, tls_front=None):
     describe = '{"type": "describe"}\n'.encode().hex()
     lines = [

@@ -26,6 +26,14 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
     private var speeches = 0
     private let speechCancelled = Mutex(false)
     private let ended = Mutex(true)
+    /// The session's speech, from its events: in progress, and utterances that have ended. A
+    /// draining server ends a session that has had an utterance at a pause (a thin device's,
+    /// which would never end by itself); its client connects again, to another server.
+    private final class Speech: Sendable {
+        struct State { var speaking = false, utterancesEnded = 0 }
+        let state = Mutex(State())
+    }
+    private let speech = Speech()
 
     init(socket: WebSocketConnection) { self.socket = socket }
 
@@ -113,7 +121,14 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
         }
         let (options, rate, channels, width) = request
         let socket = self.socket
+        let speech = self.speech
+        speech.state.withLock { $0 = Speech.State() }
         switch socket.beginSession(options, rate: rate, channels: channels, width: width, onEvent: { e in
+            switch e {
+            case .speechStart: speech.state.withLock { $0.speaking = true }
+            case .speechEnd: speech.state.withLock { $0.speaking = false; $0.utterancesEnded += 1 }
+            default: break
+            }
             switch e {
             case .state, .probability, .level, .device: return  // engine detail, not session news
             default: socket.send(text: e.jsonLine)
@@ -135,6 +150,13 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
         if s.audioSeconds > socket.server.configuration.maxSessionSeconds {
             session = nil
             _ = fault("too-long", "session longer than \(Int(socket.server.configuration.maxSessionSeconds)) s of audio: stopped")
+            socket.endSession(s, .endOfAudio)
+            return true
+        }
+        if socket.server.limiter.isDraining, speech.state.withLock({ !$0.speaking && $0.utterancesEnded > 0 }) {
+            // Between utterances: what it has heard is finished and delivered, then its end.
+            session = nil
+            _ = fault("draining", "server draining (shutting down): the session ends between utterances; connect again to reach another")
             socket.endSession(s, .endOfAudio)
             return true
         }
