@@ -29,7 +29,12 @@ import Testing
                 }
                 usleep(50_000)
             }
-            guard let port else { throw CancellationError() }
+            guard let port else {
+                // Not ready in 30 s: the process goes with the failed start (no deinit runs).
+                Foundation.kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                throw CancellationError()
+            }
             url = "ws://127.0.0.1:\(port)"
         }
 

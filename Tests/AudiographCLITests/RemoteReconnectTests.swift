@@ -23,6 +23,10 @@ extension PulseIntegrationTests {
             second.withLock { $0?.kill() }
         }
         let seconds = Double(samples.count) / 16000
+        // The restart may still be under way when a failing run has ended: its server is
+        // killed too, once it is up.
+        let restarted = DispatchSemaphore(value: 0)
+        defer { _ = restarted.wait(timeout: .now() + 60) }
         let r = try CLI.run(["run", "graphs/dictation.json", "--json", "--set", "mic.device=agtest_pipe",
                              "--server", "ws://127.0.0.1:\(port)"],
                             interruptAfter: [3 + seconds + 3], timeout: seconds + 60,
@@ -33,6 +37,7 @@ extension PulseIntegrationTests {
                                 first.kill()
                                 let again = try? RemoteRecognizerTests.Server(port: port)
                                 second.withLock { $0 = again }
+                                restarted.signal()
                             })
         #expect(r.status == 0, "\(r.stderr)")
         let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
