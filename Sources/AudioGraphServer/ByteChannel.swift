@@ -45,9 +45,9 @@ final class ByteChannel: @unchecked Sendable {
     func write(_ data: Data) -> Bool {
         writeLock.withLock { failure in
             if failure != 0 { return false }
-            let ok = data.withUnsafeBytes { writeFully(output, $0) } == nil
-            if !ok { failure = errno == 0 ? EIO : errno }
-            return ok
+            guard let e = data.withUnsafeBytes({ writeFully(output, $0) }) else { return true }
+            failure = e
+            return false
         }
     }
 
