@@ -132,7 +132,7 @@ enum BatchCommand: Command {
         if interrupted.load(ordering: .relaxed) && left > 0 { summary += ", \(left) left (interrupted: run the same command again to resume)" }
         summary += String(format: "; %.1f s of audio in %.1f s", audio, wall)
         if wall > 0 && audio > 0 { summary += " (" + RealTimeSpeed.text(audio: audio, wall: wall) + ", " + "\(workers) worker\(workers == 1 ? "" : "s"))" }
-        try? FileHandle.standardError.write(contentsOf: Data((summary + "\n").utf8))
+        StandardStreams.writeError(summary + "\n")
         return failed > 0 || (interrupted.load(ordering: .relaxed) && left > 0) ? 1 : 0
     }
 }

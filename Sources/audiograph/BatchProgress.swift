@@ -46,7 +46,7 @@ final class BatchProgress: @unchecked Sendable {
             audio += seconds
             write(erase())
             let text = VisibleText.escaped(line) + "\n"
-            if didFail { try? FileHandle.standardError.write(contentsOf: Data(text.utf8)) } else { StandardStreams.writeOutput(text) }
+            if didFail { StandardStreams.writeError(text) } else { StandardStreams.writeOutput(text) }
         }
     }
 
@@ -99,6 +99,6 @@ final class BatchProgress: @unchecked Sendable {
     }
 
     private func write(_ s: String) {
-        if !s.isEmpty { try? FileHandle.standardError.write(contentsOf: Data(s.utf8)) }
+        if !s.isEmpty { StandardStreams.writeError(s) }
     }
 }

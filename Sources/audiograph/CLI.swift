@@ -38,7 +38,7 @@ enum CLI {
 
     static func main(_ arguments: [String]) -> Int32 {
         guard let first = arguments.first else {
-            try? FileHandle.standardError.write(contentsOf: Data((overview + "\n").utf8))
+            StandardStreams.writeError(overview + "\n")
             return 2
         }
         if first == "--help" || first == "-h" || first == "help" {
@@ -83,7 +83,7 @@ enum CLI {
         } else {
             return status
         }
-        try? FileHandle.standardError.write(contentsOf: Data("audiograph: \(why)\n".utf8))
+        StandardStreams.writeError("audiograph: \(why)\n")
         return status == 0 ? 1 : status
     }
 
@@ -107,7 +107,7 @@ enum CLI {
     }
 
     static func printError(_ line: String) {
-        try? FileHandle.standardError.write(contentsOf: Data("audiograph: \(VisibleText.escaped(line))\n".utf8))
+        StandardStreams.writeError("audiograph: \(VisibleText.escaped(line))\n")
     }
 }
 

@@ -75,7 +75,7 @@ enum GraphLoading {
 
     /// Prints what validation added to a graph that should say it itself (one line each).
     static func printNotices(_ graph: ValidatedGraph) {
-        for n in graph.notices { try? FileHandle.standardError.write(contentsOf: Data("audiograph: notice: \(VisibleText.escaped(n))\n".utf8)) }
+        for n in graph.notices { StandardStreams.writeError("audiograph: notice: \(VisibleText.escaped(n))\n") }
     }
 
     /// Whether a failure to open a node is one only the run itself can settle (a device, a

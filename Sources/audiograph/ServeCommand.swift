@@ -111,7 +111,7 @@ enum ServeCommand: Command {
             if let keys { config.keys = try AppKeys(file: keys) }
             config.graphs = graphs ?? (FileManager.default.fileExists(atPath: "Graphs/transcribe.json") ? "Graphs"
                 : GraphLocator.folders.first { FileManager.default.fileExists(atPath: $0 + "/transcribe.json") } ?? "Graphs")
-            let log: @Sendable (String) -> Void = { try? FileHandle.standardError.write(contentsOf: Data((VisibleText.escaped($0) + "\n").utf8)) }
+            let log: @Sendable (String) -> Void = { StandardStreams.writeError(VisibleText.escaped($0) + "\n") }
             let server = try SpeechServer(config, log: log)
             let signals = SignalHandler()
             try server.start()

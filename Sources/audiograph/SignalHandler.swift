@@ -25,7 +25,7 @@ final class SignalHandler: @unchecked Sendable {
             source.setEventHandler { [unowned self] in
                 count += 1
                 if actions == nil && count == 2 {
-                    try? FileHandle.standardError.write(contentsOf: Data("audiograph: cancelled while starting\n".utf8))
+                    StandardStreams.writeError("audiograph: cancelled while starting\n")
                     exit(0)
                 }
                 act(count)

@@ -22,6 +22,13 @@ enum StandardStreams {
         outputFailure.withLock { $0 = $0 ?? String(cString: strerror(e)) }
     }
 
+    /// Writes `text` to standard error; a failure (a full disk behind `2>log`) is dropped:
+    /// there is nowhere left to say it, and the run goes on (Foundation's
+    /// `FileHandle.write(_:)` trapped on it).
+    static func writeError(_ text: String) {
+        _ = Array(text.utf8).withUnsafeBytes { writeFully(STDERR_FILENO, $0) }
+    }
+
     /// The first failure of ``writeOutput(_:)``, in the system's words.
     static var outputFailureReason: String? { outputFailure.withLock { $0 } }
 
