@@ -147,16 +147,17 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
 
     func binary(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let s = session else { return fault("state", "audio without a session: send start first") }
-        if s.audioSeconds > socket.server.configuration.maxSessionSeconds {
+        // The server stops the session (past its limit; draining, between utterances): what it
+        // has heard is finished and delivered, then its end.
+        let limit = socket.server.configuration.maxSessionSeconds
+        let stop: (code: String, message: String)? =
+            s.audioSeconds > limit ? ("too-long", "session longer than \(Int(limit)) s of audio: stopped")
+            : socket.server.limiter.isDraining && speech.state.withLock({ !$0.speaking && $0.utterancesEnded > 0 })
+            ? ("draining", "server draining (shutting down): the session ends between utterances; connect again to reach another")
+            : nil
+        if let stop {
             session = nil
-            _ = fault("too-long", "session longer than \(Int(socket.server.configuration.maxSessionSeconds)) s of audio: stopped")
-            socket.endSession(s, .endOfAudio)
-            return true
-        }
-        if socket.server.limiter.isDraining, speech.state.withLock({ !$0.speaking && $0.utterancesEnded > 0 }) {
-            // Between utterances: what it has heard is finished and delivered, then its end.
-            session = nil
-            _ = fault("draining", "server draining (shutting down): the session ends between utterances; connect again to reach another")
+            _ = fault(stop.code, stop.message)
             socket.endSession(s, .endOfAudio)
             return true
         }
