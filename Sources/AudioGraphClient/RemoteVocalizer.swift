@@ -48,10 +48,9 @@ public final class RemoteVocalizer: Sendable {
     private func speakInTurn(_ text: String, voice: String, rate: Double, onStart: (@Sendable (_ sampleRate: Int) -> Void)?,
                              onAudio: (@Sendable ([Float]) -> Void)?) async throws -> Speech {
         // The connection waits open between speaks; a server or proxy closes it once it has
-        // been idle a while (the server's --idle-timeout, 30 s), and a speak then connects
-        // again, as one whose send finds it closed at that moment does.
-        var kept = link.withLock { $0 }
-        if let k = kept, !k.isOpen { link.withLock { $0 = nil }; kept = nil }
+        // been idle a while (the server's --idle-timeout, 30 s: its `idle` comes before the
+        // close). A speak that finds the kept one closed connects again.
+        let kept = link.withLock { $0 }
         var opened: SocketLink
         if let kept { opened = kept } else {
             opened = try await SocketLink.open(endpoint)
@@ -60,7 +59,7 @@ public final class RemoteVocalizer: Sendable {
         let speak: [String: Any] = ["type": "speak", "text": text, "voice": voice, "rate": rate]
         do {
             try await opened.sendOpening(speak)
-        } catch let e as RemoteError where e.code == "connection-lost" && kept != nil {
+        } catch let e as RemoteError where kept != nil && ["connection-lost", "idle"].contains(e.code) {
             opened = try await SocketLink.open(endpoint)
             link.withLock { $0 = opened }
             try await opened.sendOpening(speak)

@@ -63,7 +63,6 @@ final class SocketLink: @unchecked Sendable {
     struct Context: @unchecked Sendable { let pointer: OpaquePointer }
     /// Signalled once the service thread has destroyed its context.
     let threadEnded = DispatchSemaphore(value: 0)
-    private let closeOnce = Mutex(false)
 
     // The service thread's own.
     var wsi: OpaquePointer?
@@ -193,10 +192,6 @@ final class SocketLink: @unchecked Sendable {
         } ?? fallback
     }
 
-    /// Whether the connection is up and nobody has begun to close it (the server's close has
-    /// not come): a link kept between exchanges is used again only then.
-    var isOpen: Bool { shared.withLock { $0.connected && !$0.ended && !$0.closing } }
-
     /// The next message, in order; throws `connection-lost` when the connection drops.
     func receive() async throws -> Message {
         let lostError = RemoteError(code: "connection-lost", message: "the connection to the server dropped")
@@ -216,9 +211,8 @@ final class SocketLink: @unchecked Sendable {
     /// for the service thread to finish (2 s at most for a server that does not answer the
     /// close, then the socket is closed without it).
     func close() {
-        guard !closeOnce.withLock({ let was = $0; $0 = true; return was }) else { return }
         let running = shared.withLock { s -> Bool in
-            guard let context = s.context, !s.ended else { return false }
+            guard let context = s.context, !s.ended, !s.closing else { return false }
             s.closing = true
             lws_cancel_service(context.pointer)
             return true
