@@ -58,7 +58,8 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     private var gate = PlaybackGate()
     /// Silence written for gated audio (10 ms at 16 kHz: the gate's grain).
     private let silence = [Float](repeating: 0, count: 160)
-    private var session: RemoteRecognitionSession?
+    /// Between prepare and finish.
+    private var started = false
     let pending = Mutex<[EngineEvent]>([])
     let inputEnded = Atomic<Bool>(false)
     /// File input: the input's end is in the ring (render thread).
@@ -136,7 +137,7 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
         } catch {
             throw server.refusal(error)
         }
-        session = s
+        started = true
         startTasks(s)
     }
 
@@ -200,28 +201,32 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     /// The audio is over: the server finishes the utterance in flight; its last results are
     /// waited for (at most `timeout` s).
     public func finish(_ reason: EndReason) throws(EngineError) {
-        guard let session else { return }
-        if reason == .cancelled { Task.detached { await session.cancel() } }
+        guard started else { return }
+        started = false
+        // The current session (nil while live input's is being started again).
+        let session = current.withLock { $0 }
+        if reason == .cancelled { Task.detached { await session?.cancel() } }
         inputEnded.store(true, ordering: .releasing)
         sender.wake.signal()
         defer { sender.requestStop(); sender.join() }
         if reason == .error {
             // The run failed (this node's server, or another node): its results are not waited for.
-            self.session = nil
             receiver?.cancel()
-            Task.detached { await session.cancel() }
+            Task.detached { await session?.cancel() }
             return
         }
         if sent.wait(timeout: .now() + timeout) == .timedOut || done.wait(timeout: .now() + timeout) == .timedOut {
             receiver?.cancel()
             throw noLastResults
         }
-        self.session = nil
         let n = lost.load(ordering: .relaxed) + unsent.load(ordering: .relaxed)
         if n > 0 { pending.withLock { $0.append(.overrun(node: "", lost: n)) } }
     }
 
-    public func abandon() { Task.detached { [session] in await session?.cancel() } }
+    public func abandon() {
+        let session = current.withLock { $0 }
+        Task.detached { await session?.cancel() }
+    }
 
     public func takeEvents(nodeId: String) -> [EngineEvent] {
         let taken = pending.withLock { all in
