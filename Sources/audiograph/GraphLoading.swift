@@ -46,6 +46,13 @@ enum GraphLoading {
                 // (a pipe, a link loop) its node says.
                 switch PathKind(ParameterSpec.expandingHome(file)) {
                 case .missing:
+                    // NODE=FILE with a node the graph does not have: say that, not "no such file".
+                    if let eq = file.firstIndex(of: "="), file.startIndex != eq,
+                       PathKind(ParameterSpec.expandingHome(String(file[file.index(after: eq)...]))) != .missing {
+                        let inputs = graph.nodes.filter { registry[$0.type]?.isReplaceableInput == true }.map(\.id)
+                        throw UsageError("--source \(s): the graph has no node \"\(file[..<eq])\""
+                                         + (inputs.isEmpty ? "" : " (its inputs: \(inputs.joined(separator: ", ")))"))
+                    }
                     throw EngineError(.audioFile, "--source \(s): no such file")
                 case .directory:
                     throw EngineError(.audioFile, "--source \(s): is a directory, not a sound file",

@@ -58,6 +58,10 @@ import Testing
         }
         let missing = try CLI.run(["run", "Graphs/gain.json", "--source", "/nonexistent.wav"])
         #expect(missing.status == 1 && missing.stderr == "audiograph: --source /nonexistent.wav: no such file\n", "\(missing.stderr)")
+        // NODE=FILE naming a node the graph does not have, the file there: the node is what is wrong.
+        let wrongNode = try CLI.run(["run", "Graphs/gain.json", "--source", "input=\(whole.path)"])
+        #expect(wrongNode.status == 2 && wrongNode.stderr == "audiograph: --source input=\(whole.path): the graph has no node \"input\" (its inputs: src)\n",
+                "\(wrongNode.stderr)")
         // A folder is not a sound file: said so, with where to go instead.
         let folder = try CLI.run(["run", "Graphs/gain.json", "--source", dir.path])
         #expect(folder.status == 1 && folder.stderrLines.count == 1 && folder.stderr.contains("is a directory")
