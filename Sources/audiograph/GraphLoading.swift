@@ -19,6 +19,8 @@ enum GraphLoading {
         var graph = try GraphFile.load(file, registry: registry)
         if let server { try GraphEdits.server(server, in: &graph) }
         if let serverCertificates { try GraphEdits.serverCertificates(serverCertificates, in: &graph) }
+        try checkTargets(sources, option: "--source", kind: "inputs", in: graph) { registry[$0.type]?.isReplaceableInput == true }
+        try checkTargets(sinks, option: "--sink", kind: "playback nodes", in: graph) { $0.type == "pulse-sink" }
         for s in sources {
             let (node, file) = GraphEdits.splitTarget(s, graph: graph)
             if file == "-" {
@@ -46,13 +48,6 @@ enum GraphLoading {
                 // (a pipe, a link loop) its node says.
                 switch PathKind(ParameterSpec.expandingHome(file)) {
                 case .missing:
-                    // NODE=FILE with a node the graph does not have: say that, not "no such file".
-                    if let eq = file.firstIndex(of: "="), file.startIndex != eq,
-                       PathKind(ParameterSpec.expandingHome(String(file[file.index(after: eq)...]))) != .missing {
-                        let inputs = graph.nodes.filter { registry[$0.type]?.isReplaceableInput == true }.map(\.id)
-                        throw UsageError("--source \(s): the graph has no node \"\(file[..<eq])\""
-                                         + (inputs.isEmpty ? "" : " (its inputs: \(inputs.joined(separator: ", ")))"))
-                    }
                     throw EngineError(.audioFile, "--source \(s): no such file")
                 case .directory:
                     throw EngineError(.audioFile, "--source \(s): is a directory, not a sound file",
@@ -62,6 +57,22 @@ enum GraphLoading {
             }
         }
         return validated
+    }
+
+    /// `NODE=FILE` whose NODE could be a node id but is none of the graph's: refused, naming
+    /// the nodes it could be, rather than taken as a file name with `=` in it (a missing file,
+    /// or a sink written under that name). Such a file is named with a folder: `./take=2.wav`.
+    private static func checkTargets(_ arguments: [String], option: String, kind: String, in graph: GraphDescription,
+                                     fits: (NodeSpec) -> Bool) throws {
+        for argument in arguments {
+            guard let eq = argument.firstIndex(of: "=") else { continue }
+            let id = String(argument[..<eq])
+            guard NodeID.isWellFormed(id), graph.index(of: id) == nil else { continue }
+            let candidates = graph.nodes.filter(fits).map(\.id)
+            throw UsageError("\(option) \(argument): the graph has no node \"\(id)\""
+                             + (candidates.isEmpty ? "" : " (its \(kind): \(candidates.joined(separator: ", ")))")
+                             + "; a file whose name has \"=\" in it: ./\(argument)")
+        }
     }
 
     /// The graph a one-graph command names (`validate`, `dot`, `tune`): `--source` and

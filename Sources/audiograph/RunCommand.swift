@@ -25,7 +25,8 @@ enum RunCommand: Command {
 
         OPTIONS:
           --source FILE           Replace the graph's live input with a file source reading FILE.
-          --source NODE=FILE      Replace input NODE (repeatable, for graphs with several inputs).
+          --source NODE=FILE      Replace input NODE (repeatable, for graphs with several inputs;
+                                  a file with "=" in its name: ./take=2.wav).
           --source -              Read WAV audio from standard input, to its end (a pipe:
                                   `ffmpeg -i memo.m4a -f wav - | audiograph run transcribe --source -`).
           --sink FILE             Replace the graph's playback (pulse-sink) with a WAV file (e.g. the

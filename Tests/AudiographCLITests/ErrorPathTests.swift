@@ -60,8 +60,16 @@ import Testing
         #expect(missing.status == 1 && missing.stderr == "audiograph: --source /nonexistent.wav: no such file\n", "\(missing.stderr)")
         // NODE=FILE naming a node the graph does not have, the file there: the node is what is wrong.
         let wrongNode = try CLI.run(["run", "Graphs/gain.json", "--source", "input=\(whole.path)"])
-        #expect(wrongNode.status == 2 && wrongNode.stderr == "audiograph: --source input=\(whole.path): the graph has no node \"input\" (its inputs: src)\n",
+        #expect(wrongNode.status == 2 && wrongNode.stderrLines.count == 1
+                && wrongNode.stderr.hasPrefix("audiograph: --source input=\(whole.path): the graph has no node \"input\" (its inputs: src)"),
                 "\(wrongNode.stderr)")
+        // The same for a sink: refused, not a file called "spk=o.wav" written in silence;
+        // a file with "=" in its name is written when named with its folder.
+        let wrongSink = try CLI.run(["run", "Graphs/assistant.json", "--source", whole.path, "--sink", "spk=\(dir.path)/o.wav"])
+        #expect(wrongSink.status == 2 && wrongSink.stderrLines.count == 1 && wrongSink.stderr.contains("no node \"spk\" (its playback nodes: speaker)")
+                && wrongSink.stderr.contains("./spk="), "\(wrongSink.stderr)")
+        let equalsInName = try CLI.run(["run", "Graphs/gain.json", "--source", whole.path, "--set", "out.path=\(dir.path)/take=2.wav"])
+        #expect(equalsInName.status == 0 && FileManager.default.fileExists(atPath: dir.path + "/take=2.wav"), "\(equalsInName.stderr)")
         // A folder is not a sound file: said so, with where to go instead.
         let folder = try CLI.run(["run", "Graphs/gain.json", "--source", dir.path])
         #expect(folder.status == 1 && folder.stderrLines.count == 1 && folder.stderr.contains("is a directory")
