@@ -48,6 +48,8 @@ let package = Package(
         .target(name: "CAllocCounter"),
         /// accept4 and posix_spawn's close-from, which glibc declares only for _GNU_SOURCE.
         .target(name: "CCloseOnExec"),
+        /// glibc's <malloc.h>: `serve` limits the heaps its threads get (mallopt M_ARENA_MAX).
+        .systemLibrary(name: "CMalloc"),
 
         // MARK: Engine
         /// Recognition results, shared by the engine and the client (no dependencies).
@@ -78,7 +80,7 @@ let package = Package(
         .target(name: "AudioGraphTestSupport", dependencies: ["AudioGraphCore"]),
 
         // MARK: Executables
-        .executableTarget(name: "audiograph", dependencies: ["AudioGraph", "AudioGraphPulse", "AudioGraphServer"]),
+        .executableTarget(name: "audiograph", dependencies: ["AudioGraph", "AudioGraphPulse", "AudioGraphServer", "CMalloc"]),
         .executableTarget(name: "audiograph-example", dependencies: ["AudioGraph"]),
         .executableTarget(name: "audiograph-assistant", dependencies: ["AudioGraph"]),
         .executableTarget(name: "audiograph-bench", dependencies: ["AudioGraph", "AudioGraphDSP", "AudioGraphSpeech", "AudioGraphTestSupport", "CAllocCounter"]),

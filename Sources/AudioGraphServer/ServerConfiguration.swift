@@ -21,6 +21,10 @@ public struct ServerConfiguration: Sendable {
     /// process: the rest wait their turn, first come first served (``WorkSlots``). Nil: one
     /// per core; 0: no limit (the kernel interleaves them all).
     public var decoders: Int?
+    /// Loaded models kept between sessions for the next ones of the same graph and settings
+    /// (the least recently used freed past it). Nil: one per graph plus one per core; 0: every
+    /// session loads its own.
+    public var spareDecoders: Int?
     /// Sessions in flight at once, over all protocols; beyond it a new one is refused "busy".
     public var maxSessions = 16
     /// Client connections open at once (Wyoming and WebSocket, with a session or idle); beyond

@@ -38,8 +38,8 @@ public final class ServerMetrics: Sendable {
         }
     }
 
-    /// The Prometheus text format (version 0.0.4).
-    public func exposition(ready: Bool, draining: Bool) -> String {
+    /// The Prometheus text format (version 0.0.4); `spareDecoders`: loaded models kept now.
+    public func exposition(ready: Bool, draining: Bool, spareDecoders: Int = 0) -> String {
         let c = counts.withLock { $0 }
         var out = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, Double)]) {
@@ -65,6 +65,8 @@ public final class ServerMetrics: Sendable {
             return ("{protocol=\"\(w.rawValue)\"}", a > 0 ? (c.busySeconds[w] ?? 0) / a : 0)
         }
         metric("audiograph_session_real_time_factor", "gauge", "wall seconds of sessions per second of their audio (paced clients: about 1)", rtf)
+        metric("audiograph_spare_decoders", "gauge", "loaded models kept for the next sessions (at most --spare-decoders)",
+               [("", Double(spareDecoders))])
         metric("audiograph_uptime_seconds", "gauge", "seconds since start", [("", (monotonicSeconds() - started).rounded())])
         return out
     }

@@ -73,8 +73,10 @@ public final class SpeechServer: @unchecked Sendable {
             log("serve: http and websocket on \(http.boundAddress)")
         }
         if let wyoming { log("serve: wyoming on \(wyoming.boundDescription)") }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        RecognitionSession.loadedModelsLimit = configuration.spareDecoders ?? catalog.names.count + cores
         RecognitionSession.keepsLoadedModels = true
-        let decoders = configuration.decoders ?? ProcessInfo.processInfo.activeProcessorCount
+        let decoders = configuration.decoders ?? cores
         WorkSlots.limit = decoders > 0 ? WorkSlots(decoders) : nil
         // A graph that does not load would fail every session of it: the server does not start.
         let failed = catalog.names.compactMap { name in warmUp(name).map { (name: name, why: $0) } }

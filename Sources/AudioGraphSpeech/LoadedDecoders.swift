@@ -22,43 +22,66 @@ final class LoadedDecoders: Sendable {
         var warnings: [String]
     }
 
-    private let state = Mutex<(keeping: Bool, idle: [String: [UncheckedSendable<Entry>]])>((false, [:]))
+    /// Idle decoders, the least recently given back first.
+    private struct State {
+        var keeping = false
+        var limit = 8
+        var idle: [(key: String, entry: UncheckedSendable<Entry>)] = []
+
+        /// Takes out the oldest idle decoders past `count`, for the caller to free.
+        mutating func trimmed(to count: Int) -> [UncheckedSendable<Entry>] {
+            let excess = max(0, idle.count - count)
+            defer { idle.removeFirst(excess) }
+            return idle.prefix(excess).map(\.entry)
+        }
+    }
+    private let state = Mutex(State())
 
     /// Whether decoders are kept (``SpeechModel/keepsLoadedModels``).
     var keeping: Bool {
         get { state.withLock { $0.keeping } }
         set {
-            // Taken out under the lock, freed after it (freeing a decoder takes a while).
-            let dropped = state.withLock { s -> [String: [UncheckedSendable<Entry>]] in
+            let dropped = state.withLock { s in
                 s.keeping = newValue
-                guard !newValue else { return [:] }
-                defer { s.idle = [:] }
-                return s.idle
+                return newValue ? [] : s.trimmed(to: 0)
             }
-            withExtendedLifetime(dropped) {}
+            free(dropped)
         }
     }
 
-    /// An idle decoder loaded with `key`'s model and settings, or nil.
+    /// At most this many idle decoders are kept, over all keys; past it the least recently
+    /// given back is freed (``SpeechModel/loadedModelsLimit``).
+    var limit: Int {
+        get { state.withLock { $0.limit } }
+        set { free(state.withLock { s in s.limit = max(0, newValue); return s.trimmed(to: s.limit) }) }
+    }
+
+    /// An idle decoder loaded with `key`'s model and settings (the most recently given back), or nil.
     func take(_ key: String) -> Entry? {
         state.withLock { s in
-            guard s.keeping, var list = s.idle[key], let e = list.popLast() else { return nil }
-            s.idle[key] = list.isEmpty ? nil : list
-            return e.value
+            guard s.keeping, let i = s.idle.lastIndex(where: { $0.key == key }) else { return nil }
+            return s.idle.remove(at: i).entry.value
         }
     }
 
-    /// Keeps `entry` for the next taker of `key`, started over; drops it when not keeping.
+    /// Keeps `entry` for the next taker of `key`, started over; drops it when not keeping, and
+    /// frees the least recently given back past ``limit``.
     func give(_ entry: Entry, key: String) {
         entry.decoder.startOver()
         let box = UncheckedSendable(entry)
-        state.withLock { s in
-            if s.keeping { s.idle[key, default: []].append(box) }
+        let dropped = state.withLock { s in
+            guard s.keeping else { return [box] }
+            s.idle.append((key, box))
+            return s.trimmed(to: s.limit)
         }
+        free(dropped)
     }
 
+    /// Freed after the lock is let go: freeing a decoder takes a while.
+    private func free(_ entries: [UncheckedSendable<Entry>]) { withExtendedLifetime(entries) {} }
+
     /// How many decoders are idle (tests).
-    var idleCount: Int { state.withLock { $0.idle.values.reduce(0) { $0 + $1.count } } }
+    var idleCount: Int { state.withLock { $0.idle.count } }
 
     /// What makes two loads the same: every file (its stamp, so an edited vocabulary or
     /// grammar is loaded again) and every setting the decoder is built with.
@@ -66,3 +89,4 @@ final class LoadedDecoders: Sendable {
         (parts + FileStamp.of(all: files)).joined(separator: "\u{1F}")
     }
 }
+

@@ -41,7 +41,9 @@ final class RecognizerModel: @unchecked Sendable {
 
     deinit {
         // The decoding thread holds the recognizer (and this) while it runs: it has ended here.
-        guard let decoder, let key = keptKey else { return }
+        // Kept only while the files it was loaded from are there as they were: a session's own
+        // grammar, removed with it (a server's), could never be asked for again.
+        guard let decoder, let key = keptKey, settings.decoderKey == key else { return }
         LoadedDecoders.shared.give(.init(decoder: decoder, automaton: automaton, warnings: loadedWarnings), key: key)
     }
 

@@ -58,6 +58,17 @@ public enum SpeechModel {
         set { LoadedDecoders.shared.keeping = newValue }
     }
 
+    /// At most this many loaded models are kept while ``keepsLoadedModels`` (default 8, about
+    /// 75 MB each with the default model): past it, the least recently used is freed. Kept
+    /// models otherwise stay as many as were ever in use at once.
+    public static var loadedModelsLimit: Int {
+        get { LoadedDecoders.shared.limit }
+        set { LoadedDecoders.shared.limit = newValue }
+    }
+
+    /// How many loaded models are kept now, waiting for a recognizer.
+    public static var loadedModelsKept: Int { LoadedDecoders.shared.idleCount }
+
     /// Routes PocketSphinx's log lines away from stderr (they would break the one-line
     /// error rule and `--json` output).
     public static func silenceLogging() {

@@ -83,6 +83,7 @@ enum BatchCommand: Command {
         signals.attach(stop: { interrupted.store(true, ordering: .relaxed) },
                        cancel: { interrupted.store(true, ordering: .relaxed) })
         SpeechModel.keepsLoadedModels = true
+        SpeechModel.loadedModelsLimit = max(SpeechModel.loadedModelsLimit, jobs)  // one per worker
         defer { SpeechModel.keepsLoadedModels = false }
         let transcriber = BatchTranscriber(graph: graph, sets: sets, options: .init())
         let next = Atomic<Int>(0)

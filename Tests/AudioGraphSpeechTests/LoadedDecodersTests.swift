@@ -60,4 +60,19 @@ struct LoadedDecodersTests {
         keeper.keeping = false
         #expect(keeper.idleCount == 0 && keeper.take(key) == nil, "not keeping: all freed")
     }
+
+    /// At most `limit` idle, over all keys: past it the least recently given back is freed
+    /// (they stayed as many as were ever in use at once, one more for each new grammar).
+    @Test(.flite) func theLeastRecentlyGivenBackGoesPastTheLimit() throws {
+        let keeper = LoadedDecoders()
+        keeper.keeping = true
+        keeper.limit = 2
+        let keys = ["a", "b", "c"].map { LoadedDecoders.key([$0], files: [SpeechModel.defaultDict]) }
+        for key in keys { keeper.give(.init(decoder: try loaded(), automaton: nil, warnings: [key]), key: key) }
+        #expect(keeper.idleCount == 2)
+        #expect(keeper.take(keys[0]) == nil, "the oldest went")
+        #expect(keeper.take(keys[2])?.warnings == [keys[2]])
+        keeper.limit = 0
+        #expect(keeper.idleCount == 0 && keeper.take(keys[1]) == nil, "a lower limit frees at once")
+    }
 }

@@ -281,3 +281,47 @@ def test_sessions_beyond_the_decoders_take_turns_and_lose_nothing(speech):
         assert "overrun" not in s.text()
     finally:
         s.stop()
+
+
+def spare_decoders(port):
+    metrics = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+    return int(next(line.split()[1] for line in metrics.splitlines() if line.startswith("audiograph_spare_decoders ")))
+
+
+def test_models_kept_between_sessions_are_bounded(speech):
+    """Each session's model was kept for the next one of its graph, as many as were ever in
+    use at once, and a session's own grammar's for ever (a file removed with the session: no
+    later session could ask for it); the server grew by a model per grammar. Now at most
+    `--spare-decoders` are kept, a removed grammar's not at all, so the graph's own stay."""
+    s = Server("--spare-decoders", "2", wyoming="none")
+    try:
+        path = speech("find japanese restaurants nearby")
+        url = f"ws://127.0.0.1:{s.http_port}/audiograph"
+        assert spare_decoders(s.http_port) <= 2
+
+        async def session(start):
+            async with websockets.connect(url) as ws:
+                return await app_session(ws, start, path, 3200)
+
+        async def three_at_once():
+            return await asyncio.gather(*[session({"graph": "dictation"}) for _ in range(3)])
+        for events in run(three_at_once()):
+            assert events[-1]["reason"] == "stopped", events
+        assert spare_decoders(s.http_port) == 2
+        for i in range(3):
+            grammar = f"#JSGF V1.0;\ngrammar g{i};\npublic <c> = find japanese restaurants nearby | call {'bob' if i else 'alice'} now{' please' * i};"
+            events = run(session({"graph": "command", "grammar": grammar}))
+            assert [e["text"] for e in events if e["type"] == "final"] == ["find japanese restaurants nearby"], events
+        assert spare_decoders(s.http_port) == 2
+
+        async def dictation_takes_a_kept_one():
+            async with websockets.connect(url) as ws:
+                await ws.send(json.dumps({"type": "start", "graph": "dictation"}))
+                assert json.loads(await ws.recv())["type"] == "started"
+                await ws.send(next(frames(path, 3200)))
+                kept = spare_decoders(s.http_port)
+                await ws.send(json.dumps({"type": "cancel"}))
+                return kept
+        assert run(dictation_takes_a_kept_one()) == 1  # the graph's own were not pushed out
+    finally:
+        s.stop()

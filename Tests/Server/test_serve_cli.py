@@ -39,6 +39,7 @@ def keys_file(text):
     (["--idle-timeout", "0"], "--idle-timeout 0: expected a number from 1 to 86400"),
     (["--decoders", "-1"], "--decoders -1"),
     (["--decoders", "two"], "--decoders two"),
+    (["--spare-decoders", "-1"], "--spare-decoders -1: expected a whole number from 0 to 1024"),
     (["--wyoming", "none", "--http", "none"], "nothing to listen on"),
     (["--keys", "/nonexistent.keys"], "--keys /nonexistent.keys"),
     (["--keys", "/dev/zero"], "--keys /dev/zero: is a character device, not a file"),  # before: "cannot read"

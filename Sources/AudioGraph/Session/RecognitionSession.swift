@@ -54,6 +54,18 @@ public final class RecognitionSession: Sendable {
         set { SpeechModel.keepsLoadedModels = newValue }
     }
 
+    /// At most this many models are kept loaded (``keepsLoadedModels``; default 8, about 75 MB
+    /// each with the default model); past it the least recently used is freed. Without a
+    /// limit they would stay as many as were ever in use at once. A model loaded from a file
+    /// that has since been removed or changed is not kept.
+    public static var loadedModelsLimit: Int {
+        get { SpeechModel.loadedModelsLimit }
+        set { SpeechModel.loadedModelsLimit = newValue }
+    }
+
+    /// How many loaded models are kept now, waiting for a session (at most ``loadedModelsLimit``).
+    public static var loadedModelsKept: Int { SpeechModel.loadedModelsKept }
+
     /// Validates `graph` and prepares its engine: files are opened and model files checked
     /// here, before `start`, so listening begins at once. A recognizer's language model (the
     /// bulk of its load) goes on loading in the background from here while the session

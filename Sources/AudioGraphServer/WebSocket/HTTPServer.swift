@@ -1,4 +1,5 @@
 import CCivetweb
+import AudioGraph
 import AudioGraphCore
 import Foundation
 import Synchronization
@@ -70,7 +71,8 @@ final class HTTPServer: @unchecked Sendable {
         }, me)
         mg_set_request_handler(context, "/metrics$", { conn, data in
             let me = Unmanaged<HTTPServer>.fromOpaque(data!).takeUnretainedValue()
-            let text = me.server.metrics.exposition(ready: me.server.isReady, draining: me.server.limiter.isDraining)
+            let text = me.server.metrics.exposition(ready: me.server.isReady, draining: me.server.limiter.isDraining,
+                                                    spareDecoders: RecognitionSession.loadedModelsKept)
             return me.reply(conn, status: 200, type: "text/plain; version=0.0.4", body: text)
         }, me)
         // Plain HTTP to the WebSocket path (a browser given the ws:// address as http://):
