@@ -45,11 +45,17 @@ public final class RemoteRecognitionSession: Sendable {
         /// recognizer's `session-calibration`, for a long dictation by one talker); nil: the
         /// graph's (off in the shipped graphs).
         public var sessionCalibration: Bool?
+        /// Whether you start a new session when the server ends this one (an endless stream, a
+        /// thin device's): a draining server (shutting down) then ends it at its next pause
+        /// even before its first utterance, instead of after its 30 s, and you connect again,
+        /// to another server.
+        public var reconnects: Bool
 
         /// Options for `graph`, audio at `sampleRate` Hz with `channels` channels.
         public init(graph: String = "dictation", sampleRate: Int = 16000, channels: Int = 1, grammar: String? = nil,
                     vocabulary: [String] = [], endOfSpeech: String? = nil, partials: Double? = nil, alternatives: Int? = nil,
-                    wakeWord: String? = nil, commandTimeout: Double? = nil, sessionCalibration: Bool? = nil) {
+                    wakeWord: String? = nil, commandTimeout: Double? = nil, sessionCalibration: Bool? = nil,
+                    reconnects: Bool = false) {
             self.graph = graph
             self.sampleRate = sampleRate
             self.channels = channels
@@ -61,6 +67,7 @@ public final class RemoteRecognitionSession: Sendable {
             self.wakeWord = wakeWord
             self.commandTimeout = commandTimeout
             self.sessionCalibration = sessionCalibration
+            self.reconnects = reconnects
         }
     }
 
@@ -107,6 +114,7 @@ public final class RemoteRecognitionSession: Sendable {
         if let w = options.wakeWord { start["wake-word"] = w }
         if let t = options.commandTimeout { start["command-timeout"] = t }
         if let c = options.sessionCalibration { start["session-calibration"] = c }
+        if options.reconnects { start["reconnects"] = true }
         do {
             try await l.sendOpening(start)
             let answer = try await withTimeout(endpoint.timeout) { try await l.receive() }

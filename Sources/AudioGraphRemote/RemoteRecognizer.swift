@@ -22,7 +22,8 @@ import Synchronization
 /// (one error line). With live input a session the server ends or loses mid-run (a restart,
 /// a drain, its session limit, a proxy's timeout) is started again, with backoff, while the
 /// ring keeps 5 s of what comes (`warning` events say so); its times and utterance numbers go
-/// on from the run's. With file input it is an `error` event naming the server, and the run
+/// on from the run's. Its sessions say so (`reconnects`), so a draining server ends one at any
+/// pause, not only after an utterance. With file input it is an `error` event naming the server, and the run
 /// ends (the finals of what the server heard first).
 public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     /// The `remote-recognizer` node type.
@@ -118,6 +119,7 @@ public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     /// a wrong key or an unknown graph fail here, with one line).
     public func prepare(_ context: PrepareContext) throws(EngineError) {
         isLive = context.isLive
+        options.reconnects = isLive  // live input starts a session again when the server ends one
         renderReady = context.renderReady
         eventsReady = context.eventsReady
         gate = context.channel(.gate)

@@ -32,6 +32,9 @@ final class StreamingRecognition: @unchecked Sendable {
         /// The recognizer's `session-calibration`: confidences follow the session's own share
         /// of right words; nil: the graph's.
         var sessionCalibration: Bool?
+        /// The client starts a new session if the server ends this one (a thin device's
+        /// endless stream): a draining server ends it at a pause before its first utterance too.
+        var reconnects = false
     }
 
     /// Where the graph runs: here, or in a session worker process (`serve --isolate`).

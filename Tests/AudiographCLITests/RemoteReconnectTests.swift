@@ -52,4 +52,31 @@ extension PulseIntegrationTests {
         #expect(warnings.contains { $0.contains("connecting again") } && warnings.contains { $0.contains("connected again") }, "\(warnings)")
         #expect(second.withLock { $0 != nil }, "the second server did not start")
     }
+
+    /// A thin device that has heard no word yet (waiting for its wake word, maybe for hours)
+    /// on a server told to stop (SIGTERM): its session says it reconnects, so the server ends
+    /// it at once and exits, and the device is connecting again. Before, the server waited its
+    /// full 30 s for the session, then cut the connection.
+    @Test(.pulseDaemon) func aDrainingServerLetsAQuietDeviceGoAtOnce() throws {
+        let pipe = try #require(Self.pipe)
+        let server = try RemoteRecognizerTests.Server()
+        defer { server.kill() }
+        let drained = Mutex<Double?>(nil)
+        let r = try CLI.run(["run", "graphs/dictation.json", "--json", "--set", "mic.device=agtest_pipe", "--server", server.url],
+                            interruptAfter: [9], timeout: 60,
+                            during: {
+                                Thread.detachNewThread { Self.feed([Int16](repeating: 0, count: 16000 * 8), to: pipe, after: 0) }
+                                usleep(3_000_000)
+                                let sent = Date()
+                                kill(server.process.processIdentifier, SIGTERM)
+                                server.process.waitUntilExit()
+                                drained.withLock { $0 = Date().timeIntervalSince(sent) }
+                            })
+        #expect(r.status == 0, "\(r.stderr)")
+        let seconds = try #require(drained.withLock { $0 }, "the server did not exit")
+        #expect(seconds < 5 && server.process.terminationStatus == 0, "the server exited \(server.process.terminationStatus) after \(seconds) s")
+        let warnings = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["type"] as? String == "warning" }.compactMap { $0["message"] as? String }
+        #expect(warnings.contains { $0.contains("connecting again") }, "\(warnings)")
+    }
 }

@@ -133,6 +133,57 @@ def test_a_draining_server_ends_a_streaming_session_between_utterances(speech):
         s.stop()
 
 
+def test_a_draining_server_ends_a_reconnecting_session_that_never_spoke():
+    """A session whose client said it `reconnects` (a thin device waiting for its wake word,
+    which may not hear a word for hours) is ended at the drain's first pause, spoken or not:
+    before, the server waited its 30 s and then cut the connection. One that did not say so
+    (a one-shot client that has yet to speak) is still given the wait."""
+    s = Server("--http", "127.0.0.1:0", wyoming=None)
+
+    async def session(ws, reconnects):
+        await ws.send(json.dumps({"type": "start", "graph": "dictation", **({"reconnects": True} if reconnects else {})}))
+        assert json.loads(await ws.recv())["type"] == "started"
+
+    async def go():
+        url = f"ws://127.0.0.1:{s.http_port}/audiograph"
+        async with websockets.connect(url) as device, websockets.connect(url) as app:
+            await session(device, True)
+            await session(app, False)
+            for _ in range(10):  # a second of room sound on both
+                await device.send(bytes(3200))
+                await app.send(bytes(3200))
+                await asyncio.sleep(0.1)
+            s.proc.send_signal(signal.SIGTERM)
+            sent = time.monotonic()
+            got = []
+            while time.monotonic() - sent < 3:
+                await device.send(bytes(3200))
+                await app.send(bytes(3200))
+                await asyncio.sleep(0.1)
+                while True:
+                    try:
+                        got.append(json.loads(await asyncio.wait_for(device.recv(), 0.01)))
+                    except (asyncio.TimeoutError, websockets.exceptions.ConnectionClosed):
+                        break
+                if got and got[-1]["type"] == "end":
+                    break
+            ended_in = time.monotonic() - sent
+            await app.send(bytes(3200))  # the one-shot client's session is still taken
+            await app.send(json.dumps({"type": "stop"}))
+            app_events = []
+            while not app_events or app_events[-1]["type"] != "end":
+                app_events.append(json.loads(await asyncio.wait_for(app.recv(), 10)))
+            return got, ended_in, app_events
+    try:
+        got, ended_in, app_events = run(go())
+        assert [e["type"] for e in got][-2:] == ["error", "end"] and got[-2]["code"] == "draining", got
+        assert ended_in < 2, ended_in
+        assert "error" not in [e["type"] for e in app_events] and app_events[-1]["reason"] == "stopped", app_events
+        assert s.proc.wait(15) == 0
+    finally:
+        s.stop()
+
+
 def haproxy_config(folder, wy_front, ws_front, servers, tls_front=None):
     describe = '{"type": "describe"}\n'.encode().hex()
     lines = [

@@ -217,6 +217,23 @@ def test_bad_requests_are_errors_and_the_connection_stays(server):
     assert out[21]["type"] == "speak-start"
 
 
+def test_reconnects_is_true_or_false(server):
+    """`start`'s `reconnects` (the client starts a new session if the server ends this one):
+    a boolean, else a bad-request naming it; true starts the session as any other."""
+
+    async def go():
+        out = []
+        async with websockets.connect(f"ws://127.0.0.1:{server.http_port}/audiograph") as ws:
+            for m in ['{"type": "start", "reconnects": "yes"}', '{"type": "start", "reconnects": 1}', '{"type": "start", "reconnects": true}']:
+                await ws.send(m)
+                out.append(json.loads(await ws.recv()))
+            await ws.send('{"type": "cancel"}')
+        return out
+    out = run(go())
+    assert [(m.get("code"), "reconnects" in m.get("message", "")) for m in out[:2]] == [("bad-request", True)] * 2, out
+    assert out[2]["type"] == "started", out
+
+
 def test_start_takes_whole_numbers_only(server):
     """A rate of 16000.5 started a session at 16000 (the fraction cut off), and alternatives 2.7
     gave 2; now each is a bad-request naming the field, and a whole number written as 16000.0

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// Client → server, text: `{"type": "start", "graph", "rate", "channels", "format":
 /// "s16le"|"s32le", "grammar", "vocabulary", "end-of-speech", "partials", "alternatives",
-/// "wake-word", "command-timeout", "session-calibration"}`,
+/// "wake-word", "command-timeout", "session-calibration", "reconnects"}`,
 /// `{"type": "stop"}` (finish and deliver), `{"type": "cancel"}` (discard),
 /// `{"type": "speak", "text", "voice", "rate"}`, `{"type": "cancel-speech"}`; binary: PCM
 /// in the started format. Server → client, text: `{"type": "started", "session", "graph"}`,
@@ -28,12 +28,15 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
     private let ended = Mutex(true)
     /// The session's speech, from its events: in progress, and utterances that have ended. A
     /// draining server ends a session that has had an utterance at a pause (a thin device's,
-    /// which would never end by itself); its client connects again, to another server.
+    /// which would never end by itself), or one whose client said it `reconnects` at any
+    /// pause; its client connects again, to another server.
     private final class Speech: Sendable {
         struct State { var speaking = false, utterancesEnded = 0 }
         let state = Mutex(State())
     }
     private let speech = Speech()
+    /// The session's client starts a new one when the server ends it (`start`'s `reconnects`).
+    private var reconnects = false
 
     init(socket: WebSocketConnection) { self.socket = socket }
 
@@ -108,6 +111,10 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
             guard let c = JSONField.boolean(c) else { return bad("session-calibration is true or false") }
             options.sessionCalibration = c
         }
+        if let r = m["reconnects"] {
+            guard let r = JSONField.boolean(r) else { return bad("reconnects is true or false") }
+            options.reconnects = r
+        }
         return .success((options, rate, channels, width))
     }
 
@@ -138,6 +145,7 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
             sessions += 1
             session = s
             graph = options.graph
+            reconnects = options.reconnects
             socket.send(text: JSON.text(["type": "started", "session": sessions, "graph": graph]))
             return true
         case .failure(let f):
@@ -152,7 +160,7 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
         let limit = socket.server.configuration.maxSessionSeconds
         let stop: (code: String, message: String)? =
             s.audioSeconds > limit ? ("too-long", "session longer than \(Int(limit)) s of audio: stopped")
-            : socket.server.limiter.isDraining && speech.state.withLock({ !$0.speaking && $0.utterancesEnded > 0 })
+            : socket.server.limiter.isDraining && speech.state.withLock({ !$0.speaking && ($0.utterancesEnded > 0 || reconnects) })
             ? ("draining", "server draining (shutting down): the session ends between utterances; connect again to reach another")
             : nil
         if let stop {
