@@ -127,6 +127,33 @@ import Testing
         vocalizer.close()
     }
 
+    /// A thin device runs for weeks: each session and each vocalizer's connection has a
+    /// socket, a libwebsockets context and a service thread, all given back when it ends.
+    /// Many sessions and connections one after another leave the process's threads and
+    /// descriptors as they were.
+    @Test func sessionsAndConnectionsOneAfterAnotherLeaveNothingBehind() async throws {
+        let server = try Server()
+        defer { server.kill() }
+        func count(_ folder: String) -> Int { (try? FileManager.default.contentsOfDirectory(atPath: folder).count) ?? -1 }
+        func oneOfEach() async throws {
+            let session = RemoteRecognitionSession(server.endpoint, options: .init(graph: "dictation"))
+            try await session.start()
+            try await session.append([Float](repeating: 0, count: 1600))
+            await session.cancel()
+            for try await _ in session.events {}
+            let vocalizer = RemoteVocalizer(server.endpoint)
+            _ = try await vocalizer.speak("Hi.")
+            vocalizer.close()
+        }
+        try await oneOfEach()  // what the first makes once (the lazily made) is not counted
+        try await Task.sleep(for: .milliseconds(500))
+        let before = (threads: count("/proc/self/task"), files: count("/proc/self/fd"))
+        for _ in 0..<40 { try await oneOfEach() }
+        try await Task.sleep(for: .milliseconds(500))
+        let after = (threads: count("/proc/self/task"), files: count("/proc/self/fd"))
+        #expect(after.threads <= before.threads + 2 && after.files <= before.files + 2, "threads \(before.threads) -> \(after.threads), descriptors \(before.files) -> \(after.files)")
+    }
+
     @Test func aDroppedConnectionFailsTheSessionAndTheNextReconnects() async throws {
         let server = try Server()
         let port = server.port
