@@ -30,7 +30,8 @@ public struct ServerConfiguration: Sendable {
     /// Client connections open at once (Wyoming and WebSocket, with a session or idle); beyond
     /// it a new one is answered "busy" and closed. Plain HTTP requests are not counted.
     public var maxConnections = 128
-    /// Longest session, in seconds of audio: heard (recognition) or spoken (speech output).
+    /// Longest session, in seconds of audio: heard (recognition) or spoken (speech output). A
+    /// Wyoming wake-word stream has no limit (a satellite streams for as long as it runs).
     public var maxSessionSeconds = 300.0
     /// A connection that sends nothing for this long is closed (seconds).
     public var idleSeconds = 30.0

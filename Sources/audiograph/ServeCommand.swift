@@ -52,7 +52,7 @@ enum ServeCommand: Command {
                                   core, about 75 MB each; the least recently used is
                                   freed past it; 0: each session loads its own).
           --max-session-seconds S Longest session in seconds of audio, heard or spoken
-                                  (default 300).
+                                  (default 300; a Wyoming wake-word stream has none).
           --idle-timeout S        Close a connection silent this long (default 30).
           --max-message BYTES     Largest client message (default 1048576).
           --isolate               Each recognition session in a process of its own: a crash

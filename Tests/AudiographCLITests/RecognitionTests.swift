@@ -194,11 +194,18 @@ import Testing
         }
     }
 
-    @Test(.flite) func keyphraseIsSpotted() throws {
-        let wav = try #require(Flite.speech("hello computer"))
+    /// Each time the phrase is said it is a final, when its stretch of speech ends. Before,
+    /// the graph had no detector: the whole stream was one utterance, so a live run showed
+    /// nothing until it was stopped, and kept all its audio for that one final (64 kB a second).
+    @Test(.flite) func keyphraseIsSpottedEachTimeAsItIsSaid() throws {
+        let wav = try #require(Flite.script([("hello computer", 2), ("what time is it", 2), ("hello computer", 1)]))
         let r = try CLI.run(["run", "graphs/wakeword.json", "--source", wav.path, "--json"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect((finals(r).first?["text"] as? String)?.contains("hello computer") == true)
+        let f = finals(r).map { $0["text"] as? String ?? "" }
+        #expect(f == ["hello computer", "", "hello computer"], "\(f)")
+        let types = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.compactMap { $0["type"] as? String }
+        let firstFinal = types.firstIndex(of: "final") ?? types.count
+        #expect(types[..<firstFinal].filter { $0 == "speech-start" }.count == 1, "the first final came after the first stretch: \(types)")
     }
 
     @Test(.flite) func otherRatesAndChannelsGiveTheSameWords() throws {

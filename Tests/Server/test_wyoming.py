@@ -180,3 +180,32 @@ def test_unix_socket(speech, tmp_path):
         assert Info.is_type(run(go()).type)
     finally:
         s.stop()
+
+
+
+def test_a_wake_stream_outlives_the_session_limit(speech):
+    """A satellite streams to the wake-word service for as long as it runs. Past
+    `--max-session-seconds` the stream ended with `too-long` and every later chunk was an
+    error, so its wake word was gone after five minutes; a wake stream now has no limit (its
+    graph's utterances are bounded), and the phrase is spotted after it as before."""
+    s = Server("--max-session-seconds", "2", http="none")
+    try:
+        path = speech(["hello computer", "hello computer"], pad=2.5)
+
+        async def go():
+            async with AsyncTcpClient("127.0.0.1", s.wyoming_port) as c:
+                await c.write_event(Detect(names=["hello_computer"]).event())
+                await send_audio(c, path, stop=False)
+                out = []
+                while True:
+                    try:
+                        e = await asyncio.wait_for(c.read_event(), 5)
+                    except asyncio.TimeoutError:
+                        return out
+                    if e is None:
+                        return out
+                    out.append(e)
+        events = run(go())
+        assert [e.type for e in events] == ["detection", "detection"], [(e.type, e.data) for e in events]
+    finally:
+        s.stop()

@@ -19,6 +19,8 @@ final class WyomingConnection: @unchecked Sendable {
     private enum Purpose { case transcribe(model: String, language: String), wake(names: [String]) }
     private var purpose: Purpose?
     private var stream: StreamingRecognition?
+    /// The stream is a wake-word detection's.
+    private var isWakeStream = false
     /// What the session's delivery thread collects.
     private let heard = Mutex(Heard())
     private struct Heard {
@@ -144,6 +146,7 @@ final class WyomingConnection: @unchecked Sendable {
                                    channels: channels, width: width, onEvent: { [weak self] event in self?.sessionEvent(event, wake: isWake) }) {
         case .success(let s):
             stream = s
+            isWakeStream = isWake
             if !isWake { send(WyomingEvent("transcript-start", ["language": "en"])) }
         case .failure(let f):
             fault(f.message, f.code == "bad-request" ? "bad-audio" : f.code)
@@ -158,7 +161,10 @@ final class WyomingConnection: @unchecked Sendable {
             return fault("audio-chunk: format differs from audio-start's (\(stream.rate) Hz, \(stream.width) bytes, \(stream.channels) channel\(stream.channels == 1 ? "" : "s"))", "bad-audio")
         }
         guard let payload = e.payload else { return }
-        if stream.audioSeconds > server.configuration.maxSessionSeconds {
+        // A wake-word stream has no end of its own (a satellite listens for as long as it runs,
+        // its graph's utterances are bounded): no session limit. Before, it ended with
+        // `too-long`, and a satellite streaming on got an error for every chunk.
+        if !isWakeStream, stream.audioSeconds > server.configuration.maxSessionSeconds {
             fault("session longer than \(Int(server.configuration.maxSessionSeconds)) s of audio: ended", "too-long")
             return endStream(cancelled: false)
         }
@@ -191,8 +197,8 @@ final class WyomingConnection: @unchecked Sendable {
     private func sessionEvent(_ event: EngineEvent, wake: Bool) {
         let ms = { (t: Double) in Int((t * 1000).rounded()) }
         switch event {
-        case .speechStart(_, let t, _): send(WyomingEvent("voice-started", ["timestamp": ms(t)]))
-        case .speechEnd(_, let t, _): send(WyomingEvent("voice-stopped", ["timestamp": ms(t)]))
+        case .speechStart(_, let t, _) where !wake: send(WyomingEvent("voice-started", ["timestamp": ms(t)]))
+        case .speechEnd(_, let t, _) where !wake: send(WyomingEvent("voice-stopped", ["timestamp": ms(t)]))
         case .partial(_, let utterance, let text) where wake:
             detect(utterance: utterance, text: text)
         case .final(_, let r):
