@@ -59,6 +59,44 @@ def test_a_long_speech_stops_at_the_session_limit(server):
     assert texts[1]["cancelled"] is True
 
 
+def test_a_reconnecting_session_is_stopped_at_its_limit_between_utterances(speech):
+    """A thin device's endless session (`reconnects`) reached --max-session-seconds in the
+    middle of a sentence and was stopped there: the sentence was cut in two, its end heard in
+    the next session. Now it is stopped at the first pause past the limit; a session whose
+    client does not connect again is stopped at the limit, as before."""
+    s = Server("--max-session-seconds", "3", wyoming=None)
+    path = speech("find japanese restaurants nearby and book a table for two at eight", pad=2.0)
+
+    async def go(reconnects):
+        async with websockets.connect(f"ws://127.0.0.1:{s.http_port}/audiograph") as ws:
+            await ws.send(json.dumps({"type": "start", "graph": "dictation", "reconnects": reconnects}))
+            got = [json.loads(await ws.recv())]
+            chunks = list(frames(path, 3200)) + [bytes(3200)] * 30
+            for chunk in chunks:  # in real time, as a device sends
+                await ws.send(chunk)
+                await asyncio.sleep(0.1)
+                while True:
+                    try:
+                        got.append(json.loads(await asyncio.wait_for(ws.recv(), 0.001)))
+                    except asyncio.TimeoutError:
+                        break
+                if any(e["type"] == "end" or e.get("code") == "too-long" for e in got):
+                    break  # stopped: no more audio
+            while got[-1]["type"] != "end":
+                got.append(json.loads(await asyncio.wait_for(ws.recv(), 10)))
+            return got
+    try:
+        whole, cut = run(go(True)), run(go(False))
+        finals = [e["text"] for e in whole if e["type"] == "final"]
+        assert len(finals) == 1 and "japanese" in finals[0] and "table" in finals[0], finals
+        assert [e.get("code") for e in whole if e["type"] == "error"] == ["too-long"], whole
+        cut_finals = [e["text"] for e in cut if e["type"] == "final"]
+        assert cut_finals and not any("table" in f for f in cut_finals), cut_finals
+        assert [e.get("code") for e in cut if e["type"] == "error"] == ["too-long"], cut
+    finally:
+        s.stop()
+
+
 def test_a_long_text_is_spoken_a_sentence_at_a_time(server):
     """A text of 20,000 sentences (260 kB, under --max-message): before, flite was given it
     whole, for minutes of one synthesis that held every other client's speech and grew the

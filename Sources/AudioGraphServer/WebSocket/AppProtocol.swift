@@ -156,11 +156,14 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
     func binary(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let s = session else { return fault("state", "audio without a session: send start first") }
         // The server stops the session (past its limit; draining, between utterances): what it
-        // has heard is finished and delivered, then its end.
-        let limit = socket.server.configuration.maxSessionSeconds
+        // has heard is finished and delivered, then its end. A session whose client connects
+        // again is stopped at its limit between utterances too (30 s later at most), so the
+        // talker is not cut mid-sentence every `--max-session-seconds`.
+        let limit = socket.server.configuration.maxSessionSeconds, heard = s.audioSeconds
+        let pause = speech.state.withLock { !$0.speaking }
         let stop: (code: String, message: String)? =
-            s.audioSeconds > limit ? ("too-long", "session longer than \(Int(limit)) s of audio: stopped")
-            : socket.server.limiter.isDraining && speech.state.withLock({ !$0.speaking && ($0.utterancesEnded > 0 || reconnects) })
+            heard > limit && (!reconnects || pause || heard > limit + 30) ? ("too-long", "session longer than \(Int(limit)) s of audio: stopped")
+            : socket.server.limiter.isDraining && pause && (reconnects || speech.state.withLock { $0.utterancesEnded > 0 })
             ? ("draining", "server draining (shutting down): the session ends between utterances; connect again to reach another")
             : nil
         if let stop {
