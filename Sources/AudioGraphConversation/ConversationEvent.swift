@@ -80,6 +80,9 @@ public enum AssistantState: String, Sendable {
         case noSpeech = "no-speech"
         /// The command was cancelled from code.
         case cancelled
+        /// The speech server's session ended during the command (a restart, a drain, its
+        /// limit): a remote recognizer's new session waits for the wake word again.
+        case lost
     }
 }
 

@@ -1,4 +1,5 @@
 import AudioGraphClient
+import AudioGraphConversation
 import AudioGraphCore
 import Foundation
 
@@ -47,6 +48,7 @@ extension RemoteRecognizer {
             var session = first
             var origin = SessionOrigin()
             var utterances = 0
+            var listening = false  // after a wake word, before the command's end (assistant mode)
             while true {
                 var fault: (any Error)?
                 do {
@@ -54,6 +56,7 @@ extension RemoteRecognizer {
                         switch e {
                         case .final(let r): utterances = max(utterances, r.utterance + origin.utterances)
                         case .partial(let u, _): utterances = max(utterances, u + origin.utterances)
+                        case .assistant(let state, _, _): listening = state == AssistantState.listening.rawValue
                         default: break
                         }
                         if let event = Self.convert(e, from: origin) {
@@ -76,6 +79,13 @@ extension RemoteRecognizer {
                 current.withLock { $0 = nil }
                 let why = (fault as? RemoteError)?.message ?? fault.map { "\($0)" } ?? "the server ended the session"
                 pending.withLock { $0.append(.warning(node: "", message: "speech server \(server.url): \(why); connecting again (speech meanwhile is not recognised)")) }
+                if listening {
+                    // The command went with the session, and the next one waits for the wake
+                    // word: the graph's earcons and state say so (`lost`), not "listening" on.
+                    listening = false
+                    let t = Double(taken.load(ordering: .relaxed) + lost.load(ordering: .relaxed)) / Double(options.sampleRate)
+                    pending.withLock { $0.append(.assistant(node: "", state: .waitingForWakeWord, reason: .lost, t: t)) }
+                }
                 wake.signal()
                 guard let next = await startAgain() else { break }
                 origin = SessionOrigin(seconds: Double(taken.load(ordering: .relaxed) + lost.load(ordering: .relaxed)) / Double(options.sampleRate),

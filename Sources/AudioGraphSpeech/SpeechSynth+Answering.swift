@@ -71,7 +71,8 @@ extension SpeechSynth {
             case (.listening, _):
                 // Listening to the speech that barged in: the user is already speaking.
                 if Double(bitPattern: quietListening.load(ordering: .relaxed)) != t { play(.start, notBefore: at) }
-            case (.waitingForWakeWord, .notUnderstood?), (.waitingForWakeWord, .noSpeech?): play(.error, notBefore: at)
+            case (.waitingForWakeWord, .notUnderstood?), (.waitingForWakeWord, .noSpeech?), (.waitingForWakeWord, .lost?):
+                play(.error, notBefore: at)
             case (.waitingForWakeWord, .cancelled?): play(.cancel, notBefore: at)
             default: break
             }

@@ -107,7 +107,7 @@ do {
     for await event in session.events {
         switch (event, event.conversation?.event) {
         case (_, .assistant(.waitingForWakeWord, let reason, _)?):
-            if reason == .noSpeech || reason == .notUnderstood { print("(nothing understood)") }
+            if reason == .noSpeech || reason == .notUnderstood || reason == .lost { print("(nothing understood)") }
         case (_, .wake?):
             print("listening…")
         case (.final(_, let r), _) where !r.text.isEmpty:

@@ -79,4 +79,32 @@ extension PulseIntegrationTests {
             .filter { $0["type"] as? String == "warning" }.compactMap { $0["message"] as? String }
         #expect(warnings.contains { $0.contains("connecting again") }, "\(warnings)")
     }
+
+    /// A server lost while a thin assistant listens for a command (after the wake word): the
+    /// command goes with the session, and the next session waits for the wake word. The run
+    /// says so, `assistant` back to waiting with reason `lost`, so its earcons and state do
+    /// not stay at "listening". Before, the last state the graph saw was `listening`.
+    @Test(.flite, .pulseDaemon) func anAssistantThatLosesItsServerMidCommandGoesBackToWaiting() throws {
+        let user = try #require(Flite.script([("hello computer", 0.6), ("turn on the kitchen light", 3)]))
+        let samples = try WAVFixture.read(user).samples.map { Int16(truncatingIfNeeded: $0) }
+        let pipe = try #require(Self.pipe)
+        let server = try RemoteRecognizerTests.Server()
+        defer { server.kill() }
+        let out = CLI.tempDir().appendingPathComponent("answers.wav")
+        let r = try CLI.run(["run", "graphs/assistant-remote.json", "--json", "--set", "mic.device=agtest_pipe",
+                             "--server", server.url, "--sink", out.path],
+                            interruptAfter: [10], timeout: 60,
+                            during: {
+                                Thread.detachNewThread { Self.feed(samples, to: pipe, after: 3) }
+                                // The wake word is heard at about 4.3 s; the command is said from 4.5 to 6 s.
+                                usleep(5_200_000)
+                                server.kill()
+                            })
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = r.stdoutLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let states = events.filter { $0["type"] as? String == "assistant" }.map { "\($0["state"] ?? "")/\($0["reason"] ?? "-")" }
+        try #require(states.contains("listening/-"), "the wake word was not heard: \(states)")
+        #expect(states.last == "waiting-for-wake-word/lost", "\(states)")
+        #expect(!events.contains { $0["type"] as? String == "final" && ($0["text"] as? String ?? "").contains("kitchen") }, "the command was heard before the kill")
+    }
 }
