@@ -78,7 +78,7 @@ extension RemoteRecognizer {
                 }
                 current.withLock { $0 = nil }
                 let why = (fault as? RemoteError)?.message ?? fault.map { "\($0)" } ?? "the server ended the session"
-                pending.withLock { $0.append(.warning(node: "", message: "speech server \(server.url): \(why); connecting again (speech meanwhile is not recognised)")) }
+                pending.withLock { $0.append(.warning(node: "", message: "speech server \(server.url): \(why); connecting again (the first 5 s said meanwhile are kept for it)")) }
                 if listening {
                     // The command went with the session, and the next one waits for the wake
                     // word: the graph's earcons and state say so (`lost`), not "listening" on.

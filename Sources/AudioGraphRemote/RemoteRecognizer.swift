@@ -22,9 +22,10 @@ import Synchronization
 /// (one error line). With live input a session the server ends or loses mid-run (a restart,
 /// a drain, its session limit, a proxy's timeout) is started again, with backoff, while the
 /// ring keeps 5 s of what comes (`warning` events say so); its times and utterance numbers go
-/// on from the run's. Its sessions say so (`reconnects`), so a draining server ends one at any
-/// pause, not only after an utterance. With file input it is an `error` event naming the server, and the run
-/// ends (the finals of what the server heard first).
+/// on from the run's. Its sessions say so (`reconnects`): a draining server ends one at any
+/// pause, not only after an utterance, and one past its limit at a pause, not mid-sentence.
+/// With file input it is an `error` event naming the server, and the run ends (the finals of
+/// what the server heard first).
 public final class RemoteRecognizer: AudioNode, @unchecked Sendable {
     /// The `remote-recognizer` node type.
     public static let descriptor = NodeDescriptor(

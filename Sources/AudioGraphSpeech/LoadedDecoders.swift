@@ -45,7 +45,7 @@ final class LoadedDecoders: Sendable {
                 s.keeping = newValue
                 return newValue ? [] : s.trimmed(to: 0)
             }
-            free(dropped)
+            dispose(dropped)
         }
     }
 
@@ -53,7 +53,7 @@ final class LoadedDecoders: Sendable {
     /// given back is freed (``SpeechModel/loadedModelsLimit``).
     var limit: Int {
         get { state.withLock { $0.limit } }
-        set { free(state.withLock { s in s.limit = max(0, newValue); return s.trimmed(to: s.limit) }) }
+        set { dispose(state.withLock { s in s.limit = max(0, newValue); return s.trimmed(to: s.limit) }) }
     }
 
     /// An idle decoder loaded with `key`'s model and settings (the most recently given back), or nil.
@@ -74,11 +74,11 @@ final class LoadedDecoders: Sendable {
             s.idle.append((key, box))
             return s.trimmed(to: s.limit)
         }
-        free(dropped)
+        dispose(dropped)
     }
 
     /// Freed after the lock is let go: freeing a decoder takes a while.
-    private func free(_ entries: [UncheckedSendable<Entry>]) { withExtendedLifetime(entries) {} }
+    private func dispose(_ entries: [UncheckedSendable<Entry>]) { withExtendedLifetime(entries) {} }
 
     /// How many decoders are idle (tests).
     var idleCount: Int { state.withLock { $0.idle.count } }
@@ -89,4 +89,3 @@ final class LoadedDecoders: Sendable {
         (parts + FileStamp.of(all: files)).joined(separator: "\u{1F}")
     }
 }
-
