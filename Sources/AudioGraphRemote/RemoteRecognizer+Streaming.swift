@@ -83,13 +83,11 @@ extension RemoteRecognizer {
                     // The command went with the session, and the next one waits for the wake
                     // word: the graph's earcons and state say so (`lost`), not "listening" on.
                     listening = false
-                    let t = Double(taken.load(ordering: .relaxed) + lost.load(ordering: .relaxed)) / Double(options.sampleRate)
-                    pending.withLock { $0.append(.assistant(node: "", state: .waitingForWakeWord, reason: .lost, t: t)) }
+                    pending.withLock { $0.append(.assistant(node: "", state: .waitingForWakeWord, reason: .lost, t: streamSeconds)) }
                 }
                 wake.signal()
                 guard let next = await startAgain() else { break }
-                origin = SessionOrigin(seconds: Double(taken.load(ordering: .relaxed) + lost.load(ordering: .relaxed)) / Double(options.sampleRate),
-                                       utterances: utterances)
+                origin = SessionOrigin(seconds: streamSeconds, utterances: utterances)
                 session = next
                 current.withLock { $0 = next }
                 sender.wake.signal()
@@ -100,6 +98,11 @@ extension RemoteRecognizer {
             wake.signal()
             done.signal()
         }
+    }
+
+    /// Seconds of the run's input so far: what was taken for a session, and what a full ring lost.
+    private var streamSeconds: Double {
+        Double(taken.load(ordering: .relaxed) + lost.load(ordering: .relaxed)) / Double(options.sampleRate)
     }
 
     /// A new session of the same options, tried with backoff (0.25 s doubling to 2 s) until

@@ -26,6 +26,7 @@ import Testing
         .wake(node: "asr", phrase: "hello computer", t: 1),
         .assistant(node: "asr", state: .listening, reason: nil, t: 1.1),
         .assistant(node: "asr", state: .waitingForWakeWord, reason: .understood, t: 3),
+        .assistant(node: "asr", state: .waitingForWakeWord, reason: .lost, t: 4.5),
         .bargeIn(node: "tts", t: 2.5),
         .earcon(node: "tone", name: "listening", t: 1.2),
         .conversation("aec", .echoDelay(delay: 0.3125, t: 2.5)),

@@ -155,18 +155,7 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
 
     func binary(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let s = session else { return fault("state", "audio without a session: send start first") }
-        // The server stops the session (past its limit; draining, between utterances): what it
-        // has heard is finished and delivered, then its end. A session whose client connects
-        // again is stopped at its limit between utterances too (30 s later at most), so the
-        // talker is not cut mid-sentence every `--max-session-seconds`.
-        let limit = socket.server.configuration.maxSessionSeconds, heard = s.audioSeconds
-        let pause = speech.state.withLock { !$0.speaking }
-        let stop: (code: String, message: String)? =
-            heard > limit && (!reconnects || pause || heard > limit + 30) ? ("too-long", "session longer than \(Int(limit)) s of audio: stopped")
-            : socket.server.limiter.isDraining && pause && (reconnects || speech.state.withLock { $0.utterancesEnded > 0 })
-            ? ("draining", "server draining (shutting down): the session ends between utterances; connect again to reach another")
-            : nil
-        if let stop {
+        if let stop = stopReason(s) {
             session = nil
             _ = fault(stop.code, stop.message)
             socket.endSession(s, .endOfAudio)
@@ -178,6 +167,23 @@ final class AppProtocol: SocketProtocol, @unchecked Sendable {
             socket.endSession(s, .endOfAudio)
         }
         return true
+    }
+
+    /// Whether the server stops the session now, and why: past its limit, or draining between
+    /// utterances. What it has heard is then finished and delivered, then its end. A session
+    /// whose client connects again is stopped at its limit at a pause too (30 s later at
+    /// most), so the talker is not cut mid-sentence every `--max-session-seconds`; draining, at
+    /// any pause (a one-shot client's only after an utterance: it may be about to speak).
+    private func stopReason(_ s: StreamingRecognition) -> (code: String, message: String)? {
+        let limit = socket.server.configuration.maxSessionSeconds, heard = s.audioSeconds
+        let speech = self.speech.state.withLock { $0 }
+        if heard > limit && (!reconnects || !speech.speaking || heard > limit + 30) {
+            return ("too-long", "session longer than \(Int(limit)) s of audio: stopped")
+        }
+        if socket.server.limiter.isDraining && !speech.speaking && (reconnects || speech.utterancesEnded > 0) {
+            return ("draining", "server draining (shutting down): the session ends between utterances; connect again to reach another")
+        }
+        return nil
     }
 
     private func speak(_ m: [String: Any]) -> Bool {
