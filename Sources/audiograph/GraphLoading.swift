@@ -19,8 +19,8 @@ enum GraphLoading {
         var graph = try GraphFile.load(file, registry: registry)
         if let server { try GraphEdits.server(server, in: &graph) }
         if let serverCertificates { try GraphEdits.serverCertificates(serverCertificates, in: &graph) }
-        try checkTargets(sources, option: "--source", kind: "inputs", in: graph) { registry[$0.type]?.isReplaceableInput == true }
-        try checkTargets(sinks, option: "--sink", kind: "playback nodes", in: graph) { $0.type == "pulse-sink" }
+        try checkTargets(sources, option: "--source", kind: "inputs", in: graph, candidates: GraphEdits.inputs(of: graph, registry: registry))
+        try checkTargets(sinks, option: "--sink", kind: "playback nodes", in: graph, candidates: GraphEdits.playbackNodes(of: graph))
         for s in sources {
             let (node, file) = GraphEdits.splitTarget(s, graph: graph)
             if file == "-" {
@@ -63,14 +63,14 @@ enum GraphLoading {
     /// the nodes it could be, rather than taken as a file name with `=` in it (a missing file,
     /// or a sink written under that name). Such a file is named with a folder: `./take=2.wav`.
     private static func checkTargets(_ arguments: [String], option: String, kind: String, in graph: GraphDescription,
-                                     fits: (NodeSpec) -> Bool) throws {
+                                     candidates: [Int]) throws {
         for argument in arguments {
             guard let eq = argument.firstIndex(of: "=") else { continue }
             let id = String(argument[..<eq])
             guard NodeID.isWellFormed(id), graph.index(of: id) == nil else { continue }
-            let candidates = graph.nodes.filter(fits).map(\.id)
+            let ids = candidates.map { graph.nodes[$0].id }
             throw UsageError("\(option) \(argument): the graph has no node \"\(id)\""
-                             + (candidates.isEmpty ? "" : " (its \(kind): \(candidates.joined(separator: ", ")))")
+                             + (ids.isEmpty ? "" : " (its \(kind): \(ids.joined(separator: ", ")))")
                              + "; a file whose name has \"=\" in it: ./\(argument)")
         }
     }

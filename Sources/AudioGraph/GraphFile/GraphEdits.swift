@@ -59,7 +59,7 @@ public enum GraphEdits {
     private static func replaceInput(_ path: String, node target: String?, in graph: inout GraphDescription,
                                      registry: NodeRegistry, with type: String,
                                      params: [String: ParameterValue]?) throws(GraphError) -> String {
-        let candidates = graph.nodes.indices.filter { registry[graph.nodes[$0].type]?.isReplaceableInput == true }
+        let candidates = inputs(of: graph, registry: registry)
         let live = candidates.filter { registry[graph.nodes[$0].type]?.isLive == true }
         let ids = candidates.map { graph.nodes[$0].id }.joined(separator: ", ")
         let pick = live.count == 1 ? live : candidates
@@ -135,11 +135,21 @@ public enum GraphEdits {
         for i in remote { graph.nodes[i].params["ca"] = .string(path) }
     }
 
+    /// The indices of the nodes `--source` can replace (sources: devices, files, streams).
+    public static func inputs(of graph: GraphDescription, registry: NodeRegistry) -> [Int] {
+        graph.nodes.indices.filter { registry[graph.nodes[$0].type]?.isReplaceableInput == true }
+    }
+
+    /// The indices of the nodes `--sink` can replace (`pulse-sink`).
+    public static func playbackNodes(of graph: GraphDescription) -> [Int] {
+        graph.nodes.indices.filter { graph.nodes[$0].type == "pulse-sink" }
+    }
+
     /// Replaces a playback node (`pulse-sink`) with a `wav-sink` writing `path`, so a graph
     /// that speaks can run offline. `target` names the node; when nil the graph must have
     /// exactly one playback node.
     public static func sink(_ path: String, node target: String?, in graph: inout GraphDescription) throws(GraphError) {
-        let playback = graph.nodes.indices.filter { graph.nodes[$0].type == "pulse-sink" }
+        let playback = playbackNodes(of: graph)
         let ids = playback.map { graph.nodes[$0].id }.joined(separator: ", ")
         try replace("--sink", path, node: target, in: &graph, with: "wav-sink", kind: "a playback node",
                     fits: { $0.type == "pulse-sink" }, candidates: playback,
