@@ -17,6 +17,8 @@ final class PulseReconnector: @unchecked Sendable {
         var rate: Int
         var channels: Int
         var latency: Double
+        /// Where each new stream reports being moved to another device.
+        var movedTo: Locked<String?>?
     }
 
     let target: Target
@@ -120,7 +122,8 @@ final class PulseReconnector: @unchecked Sendable {
             throw EngineError(.device, "PulseAudio: the server is back but has no source \"\(wanted)\"")
         }
         let stream = try PulseStream(connection: connection, capture: true, device: wanted, rate: target.rate,
-                                     channels: target.channels, latency: target.latency, ring: ring, progressed: progressed)
+                                     channels: target.channels, latency: target.latency, ring: ring, progressed: progressed,
+                                     movedTo: target.movedTo)
         stream.cork(false)
         return stream
     }

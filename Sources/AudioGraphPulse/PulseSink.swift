@@ -1,6 +1,7 @@
 import AudioGraphConversation
 import AudioGraphCore
 import Foundation
+import Synchronization
 
 /// `pulse-sink`: plays its input on a PulseAudio sink (monitoring, earcons).
 ///
@@ -48,6 +49,14 @@ public final class PulseSink: AudioNode {
     private var reportedSilence = 0
     private var reportedXruns = 0
     private var rate = 48000.0
+    /// Set by `finish` (control thread) when the drain did not complete; delivered as a
+    /// warning by `takeEvents` (delivery thread).
+    private let undrained = Mutex<String?>(nil)
+    /// The device the server moved the playback to, until reported (see `PulseStream.movedTo`).
+    private let movedTo = Locked<String?>(nil)
+    private var reportedDevice: String?  // delivery thread only, once prepared
+    /// How long `finish` waits for the server to play what it holds.
+    static let drainTimeout = 5.0
 
     init(_ p: ResolvedParameters) {
         let d = p.string("device")
@@ -89,7 +98,9 @@ public final class PulseSink: AudioNode {
         gate.outputLatency = 2 * latency
         self.gate = gate
         stream = try PulseStream(connection: connection, capture: false, device: device, rate: Int(f.sampleRate),
-                                 channels: f.channelCount, latency: latency, ring: r, progressed: context.renderReady)
+                                 channels: f.channelCount, latency: latency, ring: r, progressed: context.renderReady,
+                                 movedTo: movedTo)
+        reportedDevice = device
     }
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
@@ -142,7 +153,11 @@ public final class PulseSink: AudioNode {
         guard let stream else { return }
         if reason != .cancelled && reason != .error {
             if !started { stream.cork(false) }
-            stream.drain(timeout: 5)
+            if !stream.drain(timeout: Self.drainTimeout) {
+                let message = "PulseAudio: sink \"\(device ?? "default")\" had not played what it was given \(Int(Self.drainTimeout)) s "
+                    + "after the end (server stalled or stream lost); the end of the audio may be cut"
+                undrained.withLock { $0 = message }
+            }
         }
         stream.close()
         self.stream = nil
@@ -162,6 +177,19 @@ public final class PulseSink: AudioNode {
             surplusMark = min(surplusMark, surplus + target)
         }
         gate.outputLatency = 2 * latency + Double(surplus) / rate
+    }
+
+    public func takeEvents(nodeId: String) -> [EngineEvent] {
+        var events: [EngineEvent] = []
+        if let to = movedTo.withLock({ m in defer { m = nil }; return m }), to != reportedDevice {
+            events.append(.warning(node: nodeId, message: "PulseAudio: the server moved the playback from \"\(reportedDevice ?? "the default sink")\" "
+                                   + "to \"\(to)\" (the device was removed, or a user moved the stream)"))
+            reportedDevice = to
+        }
+        if let message = undrained.withLock({ m in defer { m = nil }; return m }) {
+            events.append(.warning(node: nodeId, message: message))
+        }
+        return events
     }
 
     /// Whether every sample of `buffer` is under -80 dBFS.

@@ -51,6 +51,10 @@ public final class PulseSource: AudioNode {
     private let latencyProbe = Atomic<Bool>(false)   // set by the render thread after ~1 s
     private var latencyReported = false               // delivery thread only
     private var probeStream: PulseStream?             // set in prepare, never cleared
+    /// The device the server moved the capture to, until reported (see `PulseStream.movedTo`).
+    private let movedTo = Locked<String?>(nil)
+    private var reportedDevice: String?               // delivery thread only
+    private var format = StreamFormat(sampleRate: 48000, channelCount: 1)
 
     init(_ p: ResolvedParameters) {
         nodeId = p.nodeId
@@ -98,17 +102,20 @@ public final class PulseSource: AudioNode {
     public func prepare(_ context: PrepareContext) throws(EngineError) {
         guard let connection, let device else { return }
         let format = context.outputFormats[0]
+        self.format = format
+        reportedDevice = device.name
         fragmentFrames = max(16, min(context.maxFrames, Int(latency * format.sampleRate)))
         let r = FrameRing(channels: format.channelCount, capacity: Int(format.sampleRate * 2))
         ring = r
         let st = try PulseStream(connection: connection, capture: true, device: device.name, rate: Int(format.sampleRate),
-                                 channels: format.channelCount, latency: latency, ring: r, progressed: context.renderReady)
+                                 channels: format.channelCount, latency: latency, ring: r, progressed: context.renderReady,
+                                 movedTo: movedTo)
         stream = st
         probeStream = st
         if reconnect > 0 {
             reconnector = PulseReconnector(
                 first: st, target: .init(device: device.name, rate: Int(format.sampleRate), channels: format.channelCount,
-                                         latency: latency),
+                                         latency: latency, movedTo: movedTo),
                 patience: reconnect, ring: r, progressed: context.renderReady)
         }
         let id = nodeId
@@ -196,6 +203,16 @@ public final class PulseSource: AudioNode {
             latencyReported = true
             let f = StreamFormat(sampleRate: Double(rate ?? d.rate), channelCount: channels ?? d.channels)
             info.withLock { $0.append(.device(node: nodeId, name: d.name, format: f, latency: l)) }
+        }
+        if let to = movedTo.withLock({ m in defer { m = nil }; return m }), to != reportedDevice {
+            let from = reportedDevice ?? "the default source"
+            reportedDevice = to
+            let l = probeStream?.latency() ?? latency
+            info.withLock {
+                $0.append(.warning(node: nodeId, message: "PulseAudio: the server moved the capture from \"\(from)\" to \"\(to)\" "
+                                   + "(the device was removed, or a user moved the stream); the graph goes on at \(format.description)"))
+                $0.append(.device(node: nodeId, name: to, format: format, latency: l))
+            }
         }
         if let reconnector {
             let reports = reconnector.reports.withLock { r in

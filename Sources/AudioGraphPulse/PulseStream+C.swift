@@ -31,6 +31,9 @@ final class PulseStream: @unchecked Sendable {
     /// from the ring, or the stream failed. The render thread waits on it (the engine's,
     /// for a node not ready) instead of polling.
     let progressed: Readiness
+    /// Where the server's device name is put when it moves the stream to another device (the
+    /// device was removed, or a user moved the stream), for the node to report.
+    let movedTo: Locked<String?>?
     /// Set (under the main-loop lock) once the stream is disconnected.
     private var closed = false
     /// Capture: the timer that reads again what the ring had no room for (main-loop thread).
@@ -40,8 +43,9 @@ final class PulseStream: @unchecked Sendable {
 
     /// Creates and connects a stream (corked) to `device` (nil: the default).
     init(connection: PulseConnection, capture: Bool, device: String?, rate: Int, channels: Int,
-         latency: Double, ring: FrameRing, progressed: Readiness) throws(EngineError) {
+         latency: Double, ring: FrameRing, progressed: Readiness, movedTo: Locked<String?>? = nil) throws(EngineError) {
         self.connection = connection
+        self.movedTo = movedTo
         self.ring = ring
         self.progressed = progressed
         self.isCapture = capture
@@ -75,6 +79,10 @@ final class PulseStream: @unchecked Sendable {
                 st.progressed.signal()
             }
             pa_threaded_mainloop_signal(st.connection.mainloop, 0)
+        }, me)
+        pa_stream_set_moved_callback(s, { s, userdata in
+            let st = Unmanaged<PulseStream>.fromOpaque(userdata!).takeUnretainedValue()
+            if let name = pa_stream_get_device_name(s) { st.movedTo?.withLock { $0 = String(cString: name) } }
         }, me)
         let bytesPerFrame = UInt32(4 * channels)
         let fragment = UInt32(max(64, Int(latency * Double(rate)))) * bytesPerFrame
@@ -114,6 +122,7 @@ final class PulseStream: @unchecked Sendable {
         }
         if let failure {
             pa_stream_set_state_callback(s, nil, nil)
+            pa_stream_set_moved_callback(s, nil, nil)
             pa_stream_unref(s)
             scratch.deallocate()
             throw EngineError(.device, "PulseAudio: cannot open \(capture ? "capture" : "playback") stream on \(device ?? "the default device"): \(failure)")
@@ -163,11 +172,15 @@ final class PulseStream: @unchecked Sendable {
             let p = data.assumingMemoryBound(to: Float.self)
             let got = ring.read(interleaved: p, frames: frames)
             if got > 0 { progressed.signal() }
+            if got < frames && ending.load(ordering: .relaxed) {
+                // Everything is delivered: the server gets what is left and no silence after
+                // it, so its buffer runs dry and a drain completes.
+                if got > 0 { pa_stream_write(s, data, got * 4 * channels, nil, 0, PA_SEEK_RELATIVE) } else { pa_stream_cancel_write(s) }
+                return
+            }
             if got < frames {
                 (p + got * channels).update(repeating: 0, count: (frames - got) * channels)
-                if started.load(ordering: .relaxed) && !ending.load(ordering: .relaxed) {
-                    lostFrames.add(frames - got, ordering: .relaxed)
-                }
+                if started.load(ordering: .relaxed) { lostFrames.add(frames - got, ordering: .relaxed) }
             }
             pa_stream_write(s, data, frames * 4 * channels, nil, 0, PA_SEEK_RELATIVE)
             left -= frames * 4 * channels
@@ -209,14 +222,16 @@ final class PulseStream: @unchecked Sendable {
         return negative != 0 ? 0 : Double(usec) / 1e6
     }
 
-    /// Playback: waits until the server played what it was given (bounded).
-    func drain(timeout: Double) {
+    /// Playback: waits until the server played what it was given, at most `timeout` seconds.
+    /// Whether it did (false: the server stalled, or the stream failed).
+    @discardableResult
+    func drain(timeout: Double) -> Bool {
         ending.store(true, ordering: .relaxed)
         let deadline = monotonicSeconds() + timeout
         while ring.available > 0 && monotonicSeconds() < deadline && !failed.load(ordering: .relaxed) { usleep(2000) }
-        final class Flag { var done = false }
         let ml = connection.mainloop
         pa_threaded_mainloop_lock(ml)
+        var drained = false
         if let op = pa_stream_drain(stream, { _, _, userdata in
             pa_threaded_mainloop_signal(OpaquePointer(userdata!), 0)
         }, UnsafeMutableRawPointer(ml)) {
@@ -225,9 +240,11 @@ final class PulseStream: @unchecked Sendable {
                 usleep(2000)
                 pa_threaded_mainloop_lock(ml)
             }
+            drained = pa_operation_get_state(op) == PA_OPERATION_DONE && !failed.load(ordering: .relaxed)
             pa_operation_unref(op)
         }
         pa_threaded_mainloop_unlock(ml)
+        return drained
     }
 
     /// Disconnects the stream. Idempotent.
@@ -240,6 +257,7 @@ final class PulseStream: @unchecked Sendable {
         pa_stream_set_write_callback(stream, nil, nil)
         pa_stream_set_overflow_callback(stream, nil, nil)
         pa_stream_set_underflow_callback(stream, nil, nil)
+        pa_stream_set_moved_callback(stream, nil, nil)
         pa_context_set_state_callback(connection.context, nil, nil)
         if let retry, let api = pa_threaded_mainloop_get_api(ml) { api.pointee.time_free(retry) }
         retry = nil

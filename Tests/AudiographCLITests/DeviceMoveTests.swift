@@ -1,0 +1,55 @@
+import AudioGraphTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// A device removed under a running graph (a USB headset unplugged): the server moves the
+/// streams to another device and the run goes on; it says where its capture and playback went.
+extension PulseIntegrationTests {
+    static func pactl(_ args: [String]) throws -> String {
+        let p = Process(), out = Pipe()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
+        p.arguments = args
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test(.pulseDaemon) func aRemovedDeviceIsReportedWhereTheStreamsWent() throws {
+        let module = try Self.pactl(["load-module", "module-null-sink", "sink_name=agtest_usb", "rate=44100", "channels=2"])
+        try #require(Int(module) != nil, "a null sink to remove: \(module)")
+        var unloaded = false
+        defer { if !unloaded { _ = try? Self.pactl(["unload-module", module]) } }
+        let g = try Self.graph("""
+            {"nodes": [{"id": "tone", "type": "test-signal", "params": {"rate": 44100, "duration": 0}},
+                       {"id": "spk", "type": "pulse-sink", "params": {"device": "agtest_usb"}},
+                       {"id": "mic", "type": "pulse-source", "params": {"device": "agtest_usb.monitor"}},
+                       {"id": "meter", "type": "level-meter", "params": {"interval": 0.1}},
+                       {"id": "out", "type": "null-sink"}],
+             "connections": [{"from": "tone", "to": "spk"}, {"from": "mic", "to": "meter"}, {"from": "meter", "to": "out"}]}
+            """)
+        // Once the monitor's capture is under way (its fifth level report), the device goes;
+        // the run is stopped once both moves are reported, or after 15 s.
+        let removal = Mutex(false)
+        let r = try CLI.run(["run", g.path, "--json"], timeout: 15, interruptWhen: { out in
+            if out.components(separatedBy: #""type":"level""#).count > 5 && !removal.withLock({ d in defer { d = true }; return d }) {
+                _ = try? Self.pactl(["unload-module", module])
+            }
+            return out.contains("moved the capture") && out.contains("moved the playback")
+        })
+        unloaded = removal.withLock { $0 }
+        #expect(r.status == 0, "the run went on and stopped cleanly: \(r.stderr)")
+        let events = r.stdout.split(separator: "\n").map(String.init)
+        let capture = events.first { $0.contains(#""node":"mic""#) && $0.contains("moved the capture from \\\"agtest_usb.monitor\\\"") }
+        #expect(capture != nil, "\(r.stdout)")
+        #expect(events.contains { $0.contains(#""node":"spk""#) && $0.contains("moved the playback from \\\"agtest_usb\\\"") },
+                "\(r.stdout)")
+        // The capture's new device is reported as a device event after the warning.
+        let devices = events.filter { $0.contains(#""type":"device","node":"mic""#) }
+        #expect(devices.first?.contains(#""name":"agtest_usb.monitor""#) == true, "\(devices)")
+        #expect(devices.count >= 2 && devices.last?.contains("agtest_usb") == false, "\(devices)")
+    }
+}
