@@ -24,7 +24,7 @@ public final class PulseSink: AudioNode {
         summary: "Plays its input on a PulseAudio sink.",
         role: .sink,
         parameters: [
-            ParameterSpec("device", .string, help: "sink name (`audiograph devices`); the default sink when omitted"),
+            ParameterSpec("device", .string, help: "sink name (`audiograph devices`); when omitted, the default sink, followed when it changes"),
             ParameterSpec("latency", .number(0.005...2), default: 0.05, unit: "s", help: "target buffering at the server"),
         ],
         controls: [.output("playing", .gate, help: "how late what is played comes out (latency, stalls), for the listeners' gate")],
@@ -97,10 +97,11 @@ public final class PulseSink: AudioNode {
         let gate: PlaybackGate = context.channel(.gate)
         gate.outputLatency = 2 * latency
         self.gate = gate
-        stream = try PulseStream(connection: connection, capture: false, device: device, rate: Int(f.sampleRate),
+        // Without a `device` the server chooses (the default, followed when it changes).
+        stream = try PulseStream(connection: connection, capture: false, device: deviceName, rate: Int(f.sampleRate),
                                  channels: f.channelCount, latency: latency, ring: r, progressed: context.renderReady,
                                  movedTo: movedTo)
-        reportedDevice = device
+        reportedDevice = stream?.connectedTo ?? device
     }
 
     public func process(_ io: inout ProcessIO) -> FlowStatus {
@@ -183,7 +184,7 @@ public final class PulseSink: AudioNode {
         var events: [EngineEvent] = []
         if let to = movedTo.withLock({ m in defer { m = nil }; return m }), to != reportedDevice {
             events.append(.warning(node: nodeId, message: "PulseAudio: the server moved the playback from \"\(reportedDevice ?? "the default sink")\" "
-                                   + "to \"\(to)\" (the device was removed, or a user moved the stream)"))
+                                   + "to \"\(to)\" (the device was removed, the default changed, or a user moved the stream)"))
             reportedDevice = to
         }
         if let message = undrained.withLock({ m in defer { m = nil }; return m }) {

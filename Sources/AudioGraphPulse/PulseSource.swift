@@ -16,7 +16,7 @@ public final class PulseSource: AudioNode {
         summary: "Captures from a PulseAudio source (microphone, monitor, pipe) with a threaded main loop.",
         role: .source,
         parameters: [
-            ParameterSpec("device", .string, help: "source name (`audiograph devices`); the default source when omitted"),
+            ParameterSpec("device", .string, help: "source name (`audiograph devices`); when omitted, the default source, followed when it changes"),
             ParameterSpec("rate", .integer(8000...384_000), unit: "Hz", help: "capture rate (default: the device's)"),
             ParameterSpec("channels", .integer(1...8), help: "channel count (default: the device's)"),
             ParameterSpec("latency", .number(0.002...2), default: 0.02, unit: "s", help: "fragment size the server delivers"),
@@ -103,24 +103,25 @@ public final class PulseSource: AudioNode {
         guard let connection, let device else { return }
         let format = context.outputFormats[0]
         self.format = format
-        reportedDevice = device.name
         fragmentFrames = max(16, min(context.maxFrames, Int(latency * format.sampleRate)))
         let r = FrameRing(channels: format.channelCount, capacity: Int(format.sampleRate * 2))
         ring = r
-        let st = try PulseStream(connection: connection, capture: true, device: device.name, rate: Int(format.sampleRate),
+        // Without a `device` the server chooses (the default, followed when it changes).
+        let st = try PulseStream(connection: connection, capture: true, device: deviceName, rate: Int(format.sampleRate),
                                  channels: format.channelCount, latency: latency, ring: r, progressed: context.renderReady,
                                  movedTo: movedTo)
         stream = st
         probeStream = st
         if reconnect > 0 {
             reconnector = PulseReconnector(
-                first: st, target: .init(device: device.name, rate: Int(format.sampleRate), channels: format.channelCount,
+                first: st, target: .init(device: deviceName, rate: Int(format.sampleRate), channels: format.channelCount,
                                          latency: latency, movedTo: movedTo),
                 patience: reconnect, ring: r, progressed: context.renderReady)
         }
-        let id = nodeId
+        let id = nodeId, name = st.connectedTo ?? device.name
+        reportedDevice = name
         info.withLock {
-            $0.append(.device(node: id, name: device.name, format: format, latency: latency))
+            $0.append(.device(node: id, name: name, format: format, latency: latency))
         }
     }
 
@@ -202,7 +203,7 @@ public final class PulseSource: AudioNode {
         if latencyProbe.load(ordering: .acquiring) && !latencyReported, let l = probeStream?.latency(), let d = device {
             latencyReported = true
             let f = StreamFormat(sampleRate: Double(rate ?? d.rate), channelCount: channels ?? d.channels)
-            info.withLock { $0.append(.device(node: nodeId, name: d.name, format: f, latency: l)) }
+            info.withLock { $0.append(.device(node: nodeId, name: reportedDevice ?? d.name, format: f, latency: l)) }
         }
         if let to = movedTo.withLock({ m in defer { m = nil }; return m }), to != reportedDevice {
             let from = reportedDevice ?? "the default source"
@@ -210,7 +211,7 @@ public final class PulseSource: AudioNode {
             let l = probeStream?.latency() ?? latency
             info.withLock {
                 $0.append(.warning(node: nodeId, message: "PulseAudio: the server moved the capture from \"\(from)\" to \"\(to)\" "
-                                   + "(the device was removed, or a user moved the stream); the graph goes on at \(format.description)"))
+                                   + "(the device was removed, the default changed, or a user moved the stream); the graph goes on at \(format.description)"))
                 $0.append(.device(node: nodeId, name: to, format: format, latency: l))
             }
         }

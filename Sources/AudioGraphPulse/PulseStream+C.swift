@@ -34,6 +34,9 @@ final class PulseStream: @unchecked Sendable {
     /// Where the server's device name is put when it moves the stream to another device (the
     /// device was removed, or a user moved the stream), for the node to report.
     let movedTo: Locked<String?>?
+    /// The device the server connected the stream to (for `device` nil: the default's), as
+    /// it was once connected (moves go to `movedTo`).
+    private(set) var connectedTo: String?
     /// Set (under the main-loop lock) once the stream is disconnected.
     private var closed = false
     /// Capture: the timer that reads again what the ring had no room for (main-loop thread).
@@ -41,7 +44,9 @@ final class PulseStream: @unchecked Sendable {
     private let scratch: UnsafeMutablePointer<Float>
     private let scratchFrames: Int
 
-    /// Creates and connects a stream (corked) to `device` (nil: the default).
+    /// Creates and connects a stream (corked) to `device`. nil leaves the choice to the
+    /// server: the default, and the stream follows when the default changes; a named device
+    /// pins the stream to it (it moves only when the device goes).
     init(connection: PulseConnection, capture: Bool, device: String?, rate: Int, channels: Int,
          latency: Double, ring: FrameRing, progressed: Readiness, movedTo: Locked<String?>? = nil) throws(EngineError) {
         self.connection = connection
@@ -120,6 +125,7 @@ final class PulseStream: @unchecked Sendable {
             }
             pa_threaded_mainloop_wait(ml)
         }
+        if failure == nil, let name = pa_stream_get_device_name(s) { connectedTo = String(cString: name) }
         if let failure {
             pa_stream_set_state_callback(s, nil, nil)
             pa_stream_set_moved_callback(s, nil, nil)

@@ -53,3 +53,31 @@ extension PulseIntegrationTests {
         #expect(devices.count >= 2 && devices.last?.contains("agtest_usb") == false, "\(devices)")
     }
 }
+
+extension PulseIntegrationTests {
+    /// A `pulse-source` without a `device` takes the default and follows it: a user who picks
+    /// another microphone in the desktop's settings is heard on it (PipeWire pinned a stream
+    /// to the default it had when it was named).
+    @Test(.pulseDaemon) func aSourceWithoutADeviceFollowsTheDefault() throws {
+        let before = try Self.pactl(["get-default-source"])
+        defer { _ = try? Self.pactl(["set-default-source", before]) }
+        _ = try Self.pactl(["set-default-source", "agtest_sink.monitor"])
+        let g = try Self.graph("""
+            {"nodes": [{"id": "mic", "type": "pulse-source"},
+                       {"id": "out", "type": "null-sink"}],
+             "connections": [{"from": "mic", "to": "out"}]}
+            """)
+        let changed = Mutex(false)
+        let r = try CLI.run(["run", g.path, "--json"], timeout: 15, interruptWhen: { out in
+            if out.contains(#""type":"device""#) && !changed.withLock({ c in defer { c = true }; return c }) {
+                _ = try? Self.pactl(["set-default-source", "agtest_pipe"])
+            }
+            return out.contains("moved the capture")
+        })
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(#"moved the capture from \"agtest_sink.monitor\" to \"agtest_pipe\""#), "\(r.stdout)")
+        let devices = r.stdout.split(separator: "\n").filter { $0.contains(#""type":"device""#) }
+        #expect(devices.first?.contains(#""name":"agtest_sink.monitor""#) == true
+                && devices.last?.contains(#""name":"agtest_pipe""#) == true, "\(devices)")
+    }
+}
