@@ -124,6 +124,30 @@ def test_the_page_hears_shows_and_speaks(server, speech):
     print(f"page: end of speech to the final on screen {to_screen:.0f} ms")
 
 
+def test_a_microphone_that_goes_away_finishes_the_utterance(server, speech):
+    browser = Browser(speech("find japanese restaurants nearby", rate=48000, pad=1.5))
+
+    async def go():
+        async with browser as b:
+            await b.call("Page.enable")
+            await b.call("Page.navigate", url=f"http://127.0.0.1:{server.http_port}/")
+            await b.until("window.ag && !document.getElementById('talk').disabled")
+            await b.js("ag.startTalking()")  # held: only the page's stop ends it
+            await b.until("ag.partials.some((p) => p.includes('japanese'))", timeout=40)
+            # What the browser does when the device is unplugged: the track ends.
+            await b.js("ag.micTrack().dispatchEvent(new Event('ended'))")
+            await b.until("ag.ended.length > 0", timeout=30)
+            return json.loads(await b.js("JSON.stringify(ag)")), await b.js("document.getElementById('talk').textContent")
+    try:
+        state, button = asyncio.run(asyncio.wait_for(go(), 120))
+    finally:
+        browser.close()
+    assert state["ended"] == ["stopped"], state
+    assert state["finals"] and "japanese" in state["finals"][0]["text"], state
+    assert any("microphone went away" in e for e in state["errors"]), state["errors"]
+    assert button == "Hold to talk"
+
+
 def test_the_page_says_when_the_server_is_gone(speech):
     from conftest import Server
     s = Server("--wyoming", "none")

@@ -160,6 +160,12 @@ async function startTalking() {
          : err && err.name === "NotFoundError" ? "No microphone found." : "The microphone could not start: " + err);
     return;
   }
+  // A microphone unplugged (or taken away) mid-utterance: finish what it heard.
+  micStream.getAudioTracks().forEach((t) => t.addEventListener("ended", () => {
+    if (!recording || !micStream || !micStream.getTracks().includes(t)) return;
+    stopTalking();
+    fail("The microphone went away (unplugged?); what it heard is being finished.");
+  }));
   const source = audio.createMediaStreamSource(micStream);
   micNode = new AudioWorkletNode(audio, "capture");
   micNode.port.onmessage = ({ data }) => {
@@ -243,6 +249,7 @@ $("speak").addEventListener("click", () => { ws.send(JSON.stringify({ type: "spe
 $("hush").addEventListener("click", () => { ws.send('{"type":"cancel-speech"}'); ag.speaking = false; });
 ag.startTalking = startTalking;
 ag.stopTalking = stopTalking;
+ag.micTrack = () => micStream && micStream.getAudioTracks()[0];
 ag.speak = (text) => ws.send(JSON.stringify({ type: "speak", text }));
 connect();
 </script>
