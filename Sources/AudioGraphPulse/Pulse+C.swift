@@ -20,15 +20,17 @@ public struct PulseDevice: Sendable, Equatable {
     public var isDefault: Bool
     /// A sink's monitor source.
     public var isMonitor: Bool
+    /// Muted at the server (it gives, or is given, silence).
+    public var isMuted: Bool = false
 }
 
 extension PulseDevice {
     /// From the fields that source and sink info records share.
-    init(name: UnsafePointer<CChar>, description: UnsafePointer<CChar>?, spec: pa_sample_spec, isMonitor: Bool) {
+    init(name: UnsafePointer<CChar>, description: UnsafePointer<CChar>?, spec: pa_sample_spec, isMonitor: Bool, mute: Int32) {
         self.init(name: String(cString: name), description: description.map { String(cString: $0) } ?? "",
                   rate: Int(spec.rate), channels: Int(spec.channels),
                   sampleFormat: String(cString: pa_sample_format_to_string(spec.format)), isDefault: false,
-                  isMonitor: isMonitor)
+                  isMonitor: isMonitor, isMuted: mute != 0)
     }
 }
 
@@ -151,7 +153,7 @@ final class PulseConnection: @unchecked Sendable {
                     let c = Unmanaged<PulseConnection>.fromOpaque(userdata!).takeUnretainedValue()
                     if eol == 0, let i = info?.pointee, let l = c.current as? DeviceList {
                         l.items.append(PulseDevice(name: i.name, description: i.description, spec: i.sample_spec,
-                                                   isMonitor: false))
+                                                   isMonitor: false, mute: i.mute))
                     }
                     pa_threaded_mainloop_signal(c.mainloop, 0)
                 }, me)
@@ -162,7 +164,7 @@ final class PulseConnection: @unchecked Sendable {
                     let c = Unmanaged<PulseConnection>.fromOpaque(userdata!).takeUnretainedValue()
                     if eol == 0, let i = info?.pointee, let l = c.current as? DeviceList {
                         l.items.append(PulseDevice(name: i.name, description: i.description, spec: i.sample_spec,
-                                                   isMonitor: i.monitor_of_sink != UInt32.max))
+                                                   isMonitor: i.monitor_of_sink != UInt32.max, mute: i.mute))
                     }
                     pa_threaded_mainloop_signal(c.mainloop, 0)
                 }, me)

@@ -46,6 +46,11 @@ public final class PulseSource: AudioNode {
     private var reportedNonFinite = false
     /// Warning code: captured samples that were not numbers, replaced by silence.
     static let warningNonFinite: Int32 = 1
+    /// Warning code: the capture gave nothing but digital silence for `silenceSeconds`.
+    static let warningSilent: Int32 = 2
+    /// Unbroken digital silence that is reported (a muted or disconnected microphone).
+    static let silenceSeconds = 5.0
+    private var silenceWatch = DigitalSilenceWatch(threshold: .max)
     private let info = Locked<[EngineEvent]>([])
     private var nodeId = "mic"
     private let latencyProbe = Atomic<Bool>(false)   // set by the render thread after ~1 s
@@ -118,10 +123,15 @@ public final class PulseSource: AudioNode {
                                          latency: latency, movedTo: movedTo),
                 patience: reconnect, ring: r, progressed: context.renderReady)
         }
+        silenceWatch = DigitalSilenceWatch(threshold: Int(Self.silenceSeconds * format.sampleRate))
         let id = nodeId, name = st.connectedTo ?? device.name
         reportedDevice = name
         info.withLock {
             $0.append(.device(node: id, name: name, format: format, latency: latency))
+            if device.isMuted {
+                $0.append(.warning(node: id, message: "PulseAudio: source \"\(name)\" is muted at the server, so it gives silence: "
+                                   + "unmute it in the sound settings or with `pactl set-source-mute \(name) 0`"))
+            }
         }
     }
 
@@ -165,6 +175,10 @@ public final class PulseSource: AudioNode {
                 let t = Double(out.sampleTime + Int64(first)) / out.format.sampleRate
                 io.emit(NodeEvent(.warning, t: t, values: (0, Double(bad.count), t, 0), code: Self.warningNonFinite))
             }
+        }
+        if silenceWatch.observe(out) {
+            let since = Double(out.sampleTime + Int64(n)) / out.format.sampleRate - silenceWatch.silentSeconds(rate: out.format.sampleRate)
+            io.emit(NodeEvent(.warning, t: since, values: (Self.silenceSeconds, since, 0, 0), code: Self.warningSilent))
         }
         // After a second of capture the delivery thread asks the server for the stream's latency.
         let captured = out.sampleTime + Int64(n), second = Int64(out.format.sampleRate)
@@ -233,10 +247,19 @@ public final class PulseSource: AudioNode {
             return .warning(node: nodeId, message: NonFiniteSamples.warning(count: Int(raw.values.1), firstTime: raw.values.2,
                                                                             what: "captured audio"))
         }
+        if raw.kind == .warning && raw.code == Self.warningSilent {
+            return .warning(node: nodeId, message: String(format: "PulseAudio: %.0f s of digital silence from \"%@\" since %.3f s: ", raw.values.0,
+                                                          reportedDevice ?? device?.name ?? "the default source", raw.values.1)
+                            + "a microphone muted by its switch, a disconnected one, or not a microphone "
+                            + "(`audiograph devices` lists the sources; --set \(nodeId).device=NAME picks one)")
+        }
         return raw.standardEvent(nodeId: nodeId)
     }
 
-    public func reset() { reportedNonFinite = false }
+    public func reset() {
+        reportedNonFinite = false
+        silenceWatch = DigitalSilenceWatch(threshold: silenceWatch.threshold)
+    }
 
     /// Server-side latency of the capture stream, in seconds (for benchmarks).
     public var serverLatency: Double? { stream?.latency() }

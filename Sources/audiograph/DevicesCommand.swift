@@ -9,7 +9,8 @@ enum DevicesCommand: Command {
         USAGE: audiograph devices [--json]
 
         Lists every source (microphones, monitors) and sink of the PulseAudio server
-        (PULSE_SERVER, or the user's default), with its sample spec; * marks the defaults.
+        (PULSE_SERVER, or the user's default), with its sample spec; * marks the defaults,
+        and "(muted)" a device muted at the server.
 
         OPTIONS:
           --json       One JSON object per device.
@@ -28,6 +29,7 @@ enum DevicesCommand: Command {
                     j.add("type", kind); j.add("name", d.name); j.add("description", d.description)
                     j.add("rate", d.rate); j.add("channels", d.channels); j.add("format", d.sampleFormat)
                     j.add("default", d.isDefault)
+                    j.add("muted", d.isMuted)
                     if kind == "source" { j.add("monitor", d.isMonitor) }
                     print(j.text)
                 }
@@ -40,7 +42,7 @@ enum DevicesCommand: Command {
             if list.isEmpty { print("  (none)") }
             for d in list {
                 // Names and descriptions come from the devices (a Bluetooth one names itself).
-                print(VisibleText.escaped("  \(d.isDefault ? "*" : " ") \(d.name)  \(d.sampleFormat) \(d.channels)ch \(d.rate)Hz  \(d.description)"))
+                print(VisibleText.escaped("  \(d.isDefault ? "*" : " ") \(d.name)  \(d.sampleFormat) \(d.channels)ch \(d.rate)Hz  \(d.description)\(d.isMuted ? "  (muted)" : "")"))
             }
         }
         return 0

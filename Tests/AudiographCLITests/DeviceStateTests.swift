@@ -81,3 +81,23 @@ extension PulseIntegrationTests {
                 && devices.last?.contains(#""name":"agtest_pipe""#) == true, "\(devices)")
     }
 }
+
+extension PulseIntegrationTests {
+    /// A muted microphone gives digital silence: the run says so at once (muted at the server)
+    /// and again after 5 s of nothing but zeros (which a switch on the device also gives).
+    @Test(.pulseDaemon) func aMutedMicrophoneIsReported() throws {
+        let pipe = try #require(Self.pipe)
+        _ = try Self.pactl(["set-source-mute", "agtest_pipe", "1"])
+        defer { _ = try? Self.pactl(["set-source-mute", "agtest_pipe", "0"]) }
+        let g = try Self.graph("""
+            {"nodes": [{"id": "mic", "type": "pulse-source", "params": {"device": "agtest_pipe"}},
+                       {"id": "out", "type": "null-sink"}],
+             "connections": [{"from": "mic", "to": "out"}]}
+            """)
+        let r = try CLI.run(["run", g.path, "--json"], timeout: 20, during: { Self.feed(Self.signal(seconds: 7), to: pipe) },
+                            interruptWhen: { $0.contains("digital silence") })
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(#"source \"agtest_pipe\" is muted at the server"#), "\(r.stdout)")
+        #expect(r.stdout.contains(#"5 s of digital silence from \"agtest_pipe\" since 0.000 s"#), "\(r.stdout)")
+    }
+}
