@@ -1,3 +1,4 @@
+import AudioGraphDSP
 import AudioGraphCore
 import Foundation
 import Synchronization
@@ -15,6 +16,12 @@ extension Recognizer {
         /// An `end-of-speech` upstream: utterances end at its `utterance-end` markers.
         case endOfSpeech
     }
+
+    /// Measured on ../shared/corpus: its speech as it is, then the same once at 8 kHz (sox),
+    /// through `run transcribe` (docs/benchmarks.md).
+    static let narrowbandWarning = "its input holds nothing above 4 kHz (a telephone recording, a Bluetooth headset in its "
+        + "headset profile, or audio once at 8 kHz); the model was trained on 16 kHz speech: expect more errors "
+        + "(on this project's test recordings, 25 % of words wrong as recorded, 45 % once at 8 kHz)"
 
     /// The decoding thread.
     func decode(_ stage: LaggingStage, _ decoder: PocketSphinxDecoder) {
@@ -38,6 +45,8 @@ extension Recognizer {
         // Audio past full scale (a gain or mixer before it, a float file at the wrong scale)
         // is clipped into PocketSphinx's 16-bit samples: counted, and said at the end.
         var clipped = ClippedSamples()
+        // Speech with nothing above 4 kHz is said once, when the probe has heard enough of it.
+        var bandwidth = BandwidthProbe()
         listener?.start()
         // The input may end while the run goes on (other sources): end the utterance in
         // flight and report through the end, so the events of nodes still running are not
@@ -56,6 +65,9 @@ extension Recognizer {
                 return
             }
             clipped.scan(block.channel(0), block.frameLength, time: block.time, rate: 16000)
+            if bandwidth.scan(block.channel(0), block.frameLength) == .narrow {
+                stage.emit(.warning(node: nodeId, message: Self.narrowbandWarning), at: block.endTime)
+            }
             if !stage.isCancelled {
                 // Words from code join before the first utterance or between two.
                 if !utterances.open && words.addPending(to: decoder, stage, at: block.time) { model.changed() }
