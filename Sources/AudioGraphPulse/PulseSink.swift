@@ -49,9 +49,9 @@ public final class PulseSink: AudioNode {
     private var reportedSilence = 0
     private var reportedXruns = 0
     private var rate = 48000.0
-    /// Set by `finish` (control thread) when the drain did not complete; delivered as a
-    /// warning by `takeEvents` (delivery thread).
-    private let undrained = Mutex<String?>(nil)
+    /// Warnings from the control thread (a muted sink at open, a drain that did not complete
+    /// in `finish`), delivered by `takeEvents` (delivery thread).
+    private let pending = Mutex<[String]>([])
     /// The device the server moved the playback to, until reported (see `PulseStream.movedTo`).
     private let movedTo = Locked<String?>(nil)
     private var reportedDevice: String?  // delivery thread only, once prepared
@@ -68,13 +68,17 @@ public final class PulseSink: AudioNode {
         let c = try PulseConnection(name: "audiograph")
         let sinks = c.devices(sinks: true)
         let wanted = deviceName ?? c.defaults().sink
-        guard sinks.contains(where: { $0.name == wanted }) else {
+        guard let sink = sinks.first(where: { $0.name == wanted }) else {
             let names = sinks.map(\.name).joined(separator: ", ")
             throw EngineError(.device, "PulseAudio: no sink named \"\(wanted)\" (available: \(names.isEmpty ? "none" : names))",
                               parameter: "device", suggestion: "`audiograph devices` lists them")
         }
         device = wanted
         connection = c
+        if sink.isMuted {
+            pending.withLock { $0.append("PulseAudio: sink \"\(wanted)\" is muted at the server, so nothing played is heard: "
+                                         + "unmute it in the sound settings or with `pactl set-sink-mute \(wanted) 0`") }
+        }
     }
 
     public func prepare(_ context: PrepareContext) throws(EngineError) {
@@ -157,7 +161,7 @@ public final class PulseSink: AudioNode {
             if !stream.drain(timeout: Self.drainTimeout) {
                 let message = "PulseAudio: sink \"\(device ?? "default")\" had not played what it was given \(Int(Self.drainTimeout)) s "
                     + "after the end (server stalled or stream lost); the end of the audio may be cut"
-                undrained.withLock { $0 = message }
+                pending.withLock { $0.append(message) }
             }
         }
         stream.close()
@@ -187,7 +191,7 @@ public final class PulseSink: AudioNode {
                                    + "to \"\(to)\" (the device was removed, the default changed, or a user moved the stream)"))
             reportedDevice = to
         }
-        if let message = undrained.withLock({ m in defer { m = nil }; return m }) {
+        for message in pending.withLock({ m in defer { m.removeAll() }; return m }) {
             events.append(.warning(node: nodeId, message: message))
         }
         return events
