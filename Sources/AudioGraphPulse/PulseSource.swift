@@ -58,8 +58,8 @@ public final class PulseSource: AudioNode {
     private var probeStream: PulseStream?             // set in prepare, never cleared
     /// The device the server moved the capture to, until reported (see `PulseStream.movedTo`).
     private let movedTo = Locked<String?>(nil)
-    private var reportedDevice: String?               // delivery thread only
-    private var format = StreamFormat(sampleRate: 48000, channelCount: 1)
+    private var reportedDevice: String?               // delivery thread only, once prepared
+    private var format = StreamFormat(sampleRate: 48000, channelCount: 1)  // as negotiated (prepare)
 
     init(_ p: ResolvedParameters) {
         nodeId = p.nodeId
@@ -216,8 +216,7 @@ public final class PulseSource: AudioNode {
     public func takeEvents(nodeId: String) -> [EngineEvent] {
         if latencyProbe.load(ordering: .acquiring) && !latencyReported, let l = probeStream?.latency(), let d = device {
             latencyReported = true
-            let f = StreamFormat(sampleRate: Double(rate ?? d.rate), channelCount: channels ?? d.channels)
-            info.withLock { $0.append(.device(node: nodeId, name: reportedDevice ?? d.name, format: f, latency: l)) }
+            info.withLock { $0.append(.device(node: nodeId, name: reportedDevice ?? d.name, format: format, latency: l)) }
         }
         if let to = movedTo.withLock({ m in defer { m = nil }; return m }), to != reportedDevice {
             let from = reportedDevice ?? "the default source"

@@ -94,8 +94,9 @@ extension PulseIntegrationTests {
                        {"id": "out", "type": "null-sink"}],
              "connections": [{"from": "mic", "to": "out"}]}
             """)
-        let r = try CLI.run(["run", g.path, "--json"], timeout: 20, during: { Self.feed(Self.signal(seconds: 7), to: pipe) },
-                            interruptWhen: { $0.contains("digital silence") })
+        // Stopped after the whole feed: a feed still writing would reach the next test's capture.
+        let r = try CLI.run(["run", g.path, "--json"], interruptAfter: [0.6 + 6 + 0.8], timeout: 20,
+                            during: { Self.feed(Self.signal(seconds: 6), to: pipe) })
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains(#"source \"agtest_pipe\" is muted at the server"#), "\(r.stdout)")
         #expect(r.stdout.contains(#"5 s of digital silence from \"agtest_pipe\" since 0.000 s"#), "\(r.stdout)")
