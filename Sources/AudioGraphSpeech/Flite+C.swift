@@ -82,27 +82,6 @@ final class FliteVoice: @unchecked Sendable {
             return (0..<n).map { Float(samples[$0]) / 32768 }
         }
     }
-
-    /// The longest run of characters without a space flite is given. flite's work on a token
-    /// recurses once for each character and takes time in the square of its length: 2,000
-    /// characters (`-1-1…`) overflowed a civetweb handler's stack and ended a server, 30,000
-    /// held flite (one lock for the process) for more than ten minutes. No word is this long;
-    /// a longer run (a URL, a number, noise) is cut into runs of this length.
-    static let longestToken = 64
-
-    /// What flite is given to say: printable ASCII (its lexicon and letter-to-sound rules
-    /// are English); anything else becomes a space, so it is skipped rather than misread.
-    /// Words are single-spaced and cut at ``longestToken``.
-    static func speakable(_ text: String) -> String {
-        let cleaned = String(String.UnicodeScalarView(text.unicodeScalars.map { s in
-            (s.value >= 0x20 && s.value < 0x7F) ? s : " "
-        }))
-        return Array(cleaned.utf8).split(separator: UInt8(ascii: " ")).flatMap { word in
-            stride(from: word.startIndex, to: word.endIndex, by: longestToken).map { start in
-                String(decoding: word[start..<min(start + longestToken, word.endIndex)], as: UTF8.self)
-            }
-        }.joined(separator: " ")
-    }
 }
 
 /// flite's US English lexicon (CMU dictionary with letter-to-sound rules for words it lacks),
