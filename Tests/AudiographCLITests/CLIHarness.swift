@@ -46,7 +46,10 @@ enum CLI {
         var interruptWhen = interruptWhen
         try p.run()
         started?(p.processIdentifier)
-        if let during { Thread { during() }.start() }
+        // `during` (a feed into the test daemon's pipe) is waited for before this returns: a
+        // feed still writing after the run would reach the next test's capture.
+        let duringDone = DispatchSemaphore(value: 0)
+        if let during { Thread { during(); duringDone.signal() }.start() } else { duringDone.signal() }
         let started = Date()
         var pending = interruptAfter
         var outData = Data(), errData = Data()
@@ -93,6 +96,9 @@ enum CLI {
             usleep(5000)
         }
         p.waitUntilExit()
+        if duringDone.wait(timeout: .now() + timeout) == .timedOut {
+            Issue.record("audiograph \(args): what ran beside it (during:) did not end within \(timeout) s of the run")
+        }
         (outData, errData) = holder.take()
         return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                       stderr: String(decoding: errData, as: UTF8.self))
