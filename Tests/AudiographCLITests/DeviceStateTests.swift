@@ -6,6 +6,15 @@ import Testing
 /// A device removed under a running graph (a USB headset unplugged): the server moves the
 /// streams to another device and the run goes on; it says where its capture and playback went.
 extension PulseIntegrationTests {
+    /// Sends signal `name` (STOP, CONT) to the daemon whose command line matches `pattern`.
+    static func signalDaemon(_ name: String, _ pattern: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
+        p.arguments = ["-\(name)", "-f", pattern]
+        try? p.run()
+        p.waitUntilExit()
+    }
+
     static func pactl(_ args: [String]) throws -> String {
         let p = Process(), out = Pipe()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
@@ -116,5 +125,32 @@ extension PulseIntegrationTests {
         let r = try CLI.run(["run", g.path], timeout: 20)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains(#"node "spk": PulseAudio: sink "agtest_sink" is muted at the server"#), "\(r.stderr)")
+    }
+}
+
+extension PulseIntegrationTests {
+    /// A server that stops taking what is played (stalled) before the sound has played out:
+    /// the run still ends, 5 s on, and says the end of the audio may be cut.
+    @Test(.pulseDaemon) func aSinkThatDoesNotPlayOutIsReportedAtTheEnd() throws {
+        let (_, daemonDir) = try Self.privateDaemon()
+        defer { Self.killDaemon(daemonDir) }
+        let g = try Self.graph("""
+            {"nodes": [{"id": "tone", "type": "test-signal", "params": {"rate": 48000, "duration": 0.3}},
+                       {"id": "spk", "type": "pulse-sink", "params": {"device": "agtest_sink"}}],
+             "connections": [{"from": "tone", "to": "spk"}]}
+            """)
+        let daemon = "pulseaudio.*\(daemonDir)/native"
+        // The daemon is frozen once the stream is open (the run is listening).
+        let frozen = Mutex(false)
+        let r = try CLI.run(["run", g.path, "--json"], timeout: 20, environment: ["PULSE_SERVER": "unix:\(daemonDir)/native"],
+                            interruptWhen: { out in
+                                if out.contains(#""state":"listening""#) && !frozen.withLock({ f in defer { f = true }; return f }) {
+                                    Self.signalDaemon("STOP", daemon)
+                                }
+                                return false
+                            })
+        Self.signalDaemon("CONT", daemon)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains(#"sink \"agtest_sink\" had not played what it was given 5 s after the end"#), "\(r.stdout)")
     }
 }
