@@ -5,7 +5,7 @@ import Foundation
 /// at now: a recognizer whose model was trained on 16 kHz speech makes far more errors on it.
 ///
 /// Over 20 ms frames louder than -45 dBFS RMS, it sums the energy of the signal and of its
-/// part above 5 kHz (a 63-tap Blackman-windowed high-pass). After 2 s of such frames the band
+/// part above 5 kHz (a 63-tap high-pass from the resampler's Kaiser-windowed sinc). After 2 s of such frames the band
 /// is decided once: narrow when the part above 5 kHz is under -60 dB of the whole. On the
 /// project's recordings (both corpora) wideband speech measured -8 to -51 dB, the same
 /// recordings once at 8 kHz -69 to -82 dB (`docs/benchmarks.md`).
@@ -29,16 +29,15 @@ package struct BandwidthProbe {
     static let needed = 100  // loud frames: 2 s
     static let narrowBelow = 1e-6  // -60 dB
 
+    /// The high-pass: the whole signal less the resampler's Kaiser-windowed sinc low-pass
+    /// (80 dB) cut at 5 kHz.
     package init() {
-        let n = 63, cutoff = 5000.0 / Self.rate
-        var h = [Float](repeating: 0, count: n)
-        for i in 0..<n {
-            let m = Double(i) - Double(n - 1) / 2
-            let sinc = m == 0 ? 1 : sin(2 * .pi * cutoff * m) / (2 * .pi * cutoff * m)
-            let blackman = 0.42 - 0.5 * cos(2 * .pi * Double(i) / Double(n - 1)) + 0.08 * cos(4 * .pi * Double(i) / Double(n - 1))
-            h[i] = Float(((m == 0 ? 1 : 0) - 2 * cutoff * sinc) * blackman)
+        let n = 63, centre = (n - 1) / 2, cutoff = 5000.0 / Self.rate
+        let beta = kaiserBeta(attenuation: 80), i0beta = besselI0(beta)
+        taps = (0..<n).map { i in
+            let lowpass = kaiserSinc(Double(i - centre), halfWidth: Double(centre + 1), cutoff: cutoff, beta: beta, i0beta: i0beta)
+            return Float((i == centre ? 1 : 0) - lowpass)
         }
-        taps = h
         line = [Float](repeating: 0, count: n)
     }
 
